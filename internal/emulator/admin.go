@@ -1,0 +1,305 @@
+package emulator
+
+// Section A of the contract: the administrator API under admin_url.
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// maxServerSets is the number of numbered server sets the emulator accepts (0–7).
+const maxServerSets = 8
+
+type session struct {
+	user     *User
+	lastUsed time.Time
+	// dead is set by logout and by Expire.
+	dead bool
+}
+
+// serverSet is one numbered entry of the external authentication settings.
+type serverSet struct {
+	Server  string
+	Port    *string
+	Enabled bool
+}
+
+type adminState struct {
+	mu       sync.Mutex
+	idle     time.Duration
+	sessions map[string]*session
+	domain   string
+	enabled  bool
+	servers  []serverSet
+}
+
+func (a *adminState) reset() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.sessions = map[string]*session{}
+	a.domain = ""
+	a.enabled = false
+	a.servers = nil
+}
+
+func (a *adminState) alive(s *session, now time.Time) bool {
+	return !s.dead && now.Sub(s.lastUsed) < a.idle
+}
+
+// live counts the sessions that are neither logged out nor expired.
+func (a *adminState) live() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n, now := 0, time.Now()
+	for _, s := range a.sessions {
+		if a.alive(s, now) {
+			n++
+		}
+	}
+	return n
+}
+
+func (a *adminState) expireAll() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, s := range a.sessions {
+		s.dead = true
+	}
+}
+
+// newToken returns a random opaque token.
+func newToken(prefix string) string {
+	b := make([]byte, 24)
+	_, _ = rand.Read(b)
+	return prefix + hex.EncodeToString(b)
+}
+
+func (e *Emulator) findUser(name string) *User {
+	for i := range e.opts.Users {
+		if e.opts.Users[i].Name == name {
+			return &e.opts.Users[i]
+		}
+	}
+	return nil
+}
+
+func (e *Emulator) routeAdmin() {
+	e.admin.idle = e.opts.SessionIdle
+	e.handle("POST "+AdminPath+"/login", e.handleAdminLogin)
+	e.handle("GET "+AdminPath+"/checksession", e.withSession(e.handleCheckSession))
+	e.handle("GET "+AdminPath+"/logout", e.withSession(e.handleLogout))
+	e.handle("GET "+AdminPath+"/externalauth", e.withSession(e.handleGetExternalAuth))
+	e.handle("PUT "+AdminPath+"/externalauth", e.withSession(e.handlePutExternalAuth))
+}
+
+func (e *Emulator) handleAdminLogin(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		badArgument(w, "admin", "body", "the body is not a valid form: "+err.Error())
+		return
+	}
+	for _, field := range []string{"user", "pass", "r"} {
+		if r.PostForm.Get(field) == "" {
+			badArgument(w, "admin", field, fmt.Sprintf("the form field %q is required", field))
+			return
+		}
+	}
+	if r.PostForm.Get("r") != "createsession" {
+		badArgument(w, "admin", "r", `the form field "r" must be "createsession"`)
+		return
+	}
+	u := e.findUser(r.PostForm.Get("user"))
+	if u == nil || !u.AdminLogin || u.Password != r.PostForm.Get("pass") {
+		writeProblem(w, http.StatusUnauthorized, "admin", "INVALID_CREDENTIALS",
+			"unknown user or wrong password", nil)
+		return
+	}
+	token := newToken("as-")
+	e.admin.mu.Lock()
+	e.admin.sessions[token] = &session{user: u, lastUsed: time.Now()}
+	e.admin.mu.Unlock()
+	e.stats.login(true)
+	writeJSON(w, http.StatusOK, map[string]any{"token": token, "user": u.Name})
+}
+
+// withSession authenticates the `token` header, renews the session's idle timer and
+// calls next with the session's user.
+func (e *Emulator) withSession(next func(http.ResponseWriter, *http.Request, string, *session)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		token := r.Header.Get("token")
+		now := time.Now()
+		e.admin.mu.Lock()
+		s, ok := e.admin.sessions[token]
+		if ok && e.admin.alive(s, now) {
+			s.lastUsed = now
+		} else {
+			ok = false
+		}
+		e.admin.mu.Unlock()
+		if !ok {
+			writeProblem(w, http.StatusUnauthorized, "admin", "UNAUTHORIZED",
+				"missing, unknown, expired or invalidated session token", nil)
+			return
+		}
+		next(w, r, token, s)
+	}
+}
+
+func (e *Emulator) handleCheckSession(w http.ResponseWriter, _ *http.Request, _ string, s *session) {
+	e.admin.mu.Lock()
+	expiresAt := s.lastUsed.Add(e.admin.idle)
+	e.admin.mu.Unlock()
+	writeJSON(w, http.StatusOK, map[string]any{"valid": true, "user": s.user.Name, "expiresAt": formatTime(expiresAt)})
+}
+
+func (e *Emulator) handleLogout(w http.ResponseWriter, _ *http.Request, _ string, s *session) {
+	e.admin.mu.Lock()
+	s.dead = true
+	e.admin.mu.Unlock()
+	writeJSON(w, http.StatusOK, map[string]any{"loggedOut": true})
+}
+
+func forbiddenSettings(w http.ResponseWriter, s *session) bool {
+	if s.user.Administrator {
+		return false
+	}
+	writeProblem(w, http.StatusForbidden, "admin", "FORBIDDEN",
+		fmt.Sprintf("user %q is not an administrator", s.user.Name), map[string]any{"user": s.user.Name})
+	return true
+}
+
+func (e *Emulator) handleGetExternalAuth(w http.ResponseWriter, _ *http.Request, _ string, s *session) {
+	if forbiddenSettings(w, s) {
+		return
+	}
+	writeJSON(w, http.StatusOK, e.settingsDocument())
+}
+
+// settingsDocument renders the stored settings: the two required fields and exactly
+// the stored server sets.
+func (e *Emulator) settingsDocument() map[string]any {
+	e.admin.mu.Lock()
+	defer e.admin.mu.Unlock()
+	doc := map[string]any{"domainName": e.admin.domain, "externalAuthenticationEnabled": e.admin.enabled}
+	for i, set := range e.admin.servers {
+		n := strconv.Itoa(i)
+		doc["server"+n] = set.Server
+		if set.Port != nil {
+			doc["port"+n] = *set.Port
+		}
+		doc["enabled"+n] = set.Enabled
+	}
+	return doc
+}
+
+var numberedField = regexp.MustCompile(`^(server|port|enabled)([0-9]+)$`)
+
+func (e *Emulator) handlePutExternalAuth(w http.ResponseWriter, r *http.Request, _ string, s *session) {
+	if forbiddenSettings(w, s) {
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err != nil {
+		badArgument(w, "admin", "body", "the body could not be read")
+		return
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(body, &doc); err != nil || doc == nil {
+		badArgument(w, "admin", "body", "the body must be a JSON object")
+		return
+	}
+	domain, field, msg := parseSettings(doc)
+	if field != "" {
+		badArgument(w, "admin", field, msg)
+		return
+	}
+	var enabled bool
+	_ = json.Unmarshal(doc["externalAuthenticationEnabled"], &enabled)
+	servers, field, msg := parseServerSets(doc)
+	if field != "" {
+		badArgument(w, "admin", field, msg)
+		return
+	}
+	e.admin.mu.Lock()
+	e.admin.domain, e.admin.enabled, e.admin.servers = domain, enabled, servers
+	e.admin.mu.Unlock()
+	writeJSON(w, http.StatusOK, e.settingsDocument())
+}
+
+// parseSettings checks the two required fields; on failure it returns the field and
+// a message.
+func parseSettings(doc map[string]json.RawMessage) (domain, field, msg string) {
+	raw, ok := doc["domainName"]
+	if !ok || json.Unmarshal(raw, &domain) != nil || domain == "" {
+		return "", "domainName", "domainName is required and must be a non-empty string"
+	}
+	var enabled bool
+	raw, ok = doc["externalAuthenticationEnabled"]
+	if !ok || json.Unmarshal(raw, &enabled) != nil || string(raw) == "null" {
+		return "", "externalAuthenticationEnabled", "externalAuthenticationEnabled is required and must be a boolean"
+	}
+	return domain, "", ""
+}
+
+// parseServerSets reads serverN/portN/enabledN. Sets are numbered from 0 without gaps,
+// at most maxServerSets; a set is sent when its serverN is.
+func parseServerSets(doc map[string]json.RawMessage) (sets []serverSet, field, msg string) {
+	highest := -1
+	for key := range doc {
+		m := numberedField.FindStringSubmatch(key)
+		if m == nil {
+			continue
+		}
+		n, err := strconv.Atoi(m[2])
+		if err != nil || n >= maxServerSets || strconv.Itoa(n) != m[2] {
+			return nil, key, fmt.Sprintf("at most %d server sets (0 to %d) are accepted", maxServerSets, maxServerSets-1)
+		}
+		if _, ok := doc["server"+m[2]]; !ok {
+			return nil, "server" + m[2], fmt.Sprintf("%s is sent without server%s", key, m[2])
+		}
+		highest = max(highest, n)
+	}
+	for n := 0; n <= highest; n++ {
+		num := strconv.Itoa(n)
+		raw, ok := doc["server"+num]
+		if !ok {
+			return nil, "server" + strconv.Itoa(n+1), fmt.Sprintf("server set %d is sent without server set %d: sets are numbered from 0 without gaps", n+1, n)
+		}
+		var set serverSet
+		if json.Unmarshal(raw, &set.Server) != nil || !validHost(set.Server) {
+			return nil, "server" + num, "server" + num + " must be a host name or an IP address"
+		}
+		if raw, ok := doc["port"+num]; ok {
+			var port string
+			if json.Unmarshal(raw, &port) != nil {
+				return nil, "port" + num, "port" + num + " must be a string holding a decimal port from 1 to 65535"
+			}
+			if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 || strconv.Itoa(p) != port {
+				return nil, "port" + num, "port" + num + " must be a string holding a decimal port from 1 to 65535"
+			}
+			set.Port = &port
+		}
+		set.Enabled = true
+		if raw, ok := doc["enabled"+num]; ok {
+			if json.Unmarshal(raw, &set.Enabled) != nil || string(raw) == "null" {
+				return nil, "enabled" + num, "enabled" + num + " must be a boolean"
+			}
+		}
+		sets = append(sets, set)
+	}
+	return sets, "", ""
+}
+
+var hostPattern = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._:-]*[A-Za-z0-9])?$`)
+
+// validHost accepts a host name or an IPv4/IPv6 address.
+func validHost(h string) bool {
+	return len(h) <= 253 && hostPattern.MatchString(h)
+}
