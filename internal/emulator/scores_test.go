@@ -1,0 +1,999 @@
+package emulator
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// scoreClock drives score progression and view expiry without sleeping.
+type scoreClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newScoreClock() *scoreClock {
+	return &scoreClock{t: time.Date(2026, 11, 21, 10, 15, 0, 0, time.UTC)}
+}
+
+func (c *scoreClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *scoreClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// scoreAPI is an emulator behind a test server, with a platform token for alice.
+type scoreAPI struct {
+	e     *Emulator
+	srv   *httptest.Server
+	pub   string // publishing_url
+	token string
+	clock *scoreClock // nil when the real clock runs
+}
+
+// newScoreAPI starts an emulator, on a fake clock when fake is set.
+func newScoreAPI(t *testing.T, opts Options, fake bool) *scoreAPI {
+	t.Helper()
+	api := &scoreAPI{e: New(opts)}
+	if fake {
+		api.clock = newScoreClock()
+		api.e.scores.now = api.clock.Now
+	}
+	api.srv = httptest.NewServer(api.e)
+	t.Cleanup(api.srv.Close)
+	api.pub = api.e.PublishingURL(api.srv.URL)
+	api.token = scoreToken(t, api.srv.URL)
+	return api
+}
+
+func scoreToken(t *testing.T, base string) string {
+	t.Helper()
+	form := url.Values{"grant_type": {"password"}, "username": {"alice"}, "password": {"alice-secret"}}
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/auth/oauth2/ropc/default", strings.NewReader(form.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.SetBasicAuth("terraform", "terraform-secret")
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		AccessToken string `json:"access_token"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("password grant: status %d, %v", resp.StatusCode, err)
+	}
+	return body.AccessToken
+}
+
+// wireScore and wireView are the contract's objects; decoding rejects unknown fields.
+type wireScore struct {
+	ID        string `json:"id"`
+	ScoreURL  string `json:"scoreUrl"`
+	Publisher struct {
+		ScoreID  *string `json:"scoreId"`
+		Identity struct {
+			User string `json:"user"`
+		} `json:"identity"`
+	} `json:"publisher"`
+	Options struct {
+		Transpose *bool `json:"transpose"`
+	} `json:"options"`
+	Status     string `json:"status"`
+	CreatedAt  string `json:"createdAt"`
+	UpdatedAt  string `json:"updatedAt"`
+	Renderings []struct {
+		Format string `json:"format"`
+		Pages  int    `json:"pages"`
+	} `json:"renderings"`
+}
+
+type wireView struct {
+	ID        string `json:"id"`
+	ScoreID   string `json:"scoreId"`
+	ViewerURL string `json:"viewerUrl"`
+	CreatedAt string `json:"createdAt"`
+	ExpiresAt string `json:"expiresAt"`
+	Settings  struct {
+		Printable     *bool   `json:"printable"`
+		Pages         *string `json:"pages"`
+		LicenseString *string `json:"licenseString"`
+		Lang          *string `json:"lang"`
+	} `json:"settings"`
+}
+
+type scoreReply struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// decode decodes the body into v, rejecting fields v does not name.
+func (r scoreReply) decode(t *testing.T, v any) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(r.body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("body %s: %v", r.body, err)
+	}
+}
+
+func (r scoreReply) score(t *testing.T) wireScore {
+	t.Helper()
+	var env struct {
+		Score *wireScore `json:"score"`
+	}
+	r.decode(t, &env)
+	if env.Score == nil {
+		t.Fatalf("no score in %s", r.body)
+	}
+	return *env.Score
+}
+
+func (r scoreReply) scores(t *testing.T) []wireScore {
+	t.Helper()
+	var env struct {
+		Scores []wireScore `json:"scores"`
+	}
+	r.decode(t, &env)
+	if env.Scores == nil {
+		t.Fatalf("scores is not an array in %s", r.body)
+	}
+	return env.Scores
+}
+
+func (r scoreReply) view(t *testing.T) wireView {
+	t.Helper()
+	var env struct {
+		View *wireView `json:"view"`
+	}
+	r.decode(t, &env)
+	if env.View == nil {
+		t.Fatalf("no view in %s", r.body)
+	}
+	return *env.View
+}
+
+// keys counts the fields of the object under key in the body.
+func (r scoreReply) keys(t *testing.T, key string) int {
+	t.Helper()
+	var env map[string]map[string]json.RawMessage
+	if err := json.Unmarshal(r.body, &env); err != nil {
+		t.Fatalf("body %s: %v", r.body, err)
+	}
+	return len(env[key])
+}
+
+// call sends method to the publishing path (or to an absolute URL) with an optional
+// JSON body, authenticated unless token is "".
+func (a *scoreAPI) call(t *testing.T, method, path, token, body string) scoreReply {
+	t.Helper()
+	target := path
+	if !strings.HasPrefix(path, "http") {
+		target = a.pub + path
+	}
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), method, target, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return scoreReply{status: resp.StatusCode, header: resp.Header, body: b}
+}
+
+func (a *scoreAPI) do(t *testing.T, method, path, body string) scoreReply {
+	t.Helper()
+	return a.call(t, method, path, a.token, body)
+}
+
+// publish creates a score and returns it.
+func (a *scoreAPI) publish(t *testing.T, body string) wireScore {
+	t.Helper()
+	return wantScoreOK(t, a.do(t, http.MethodPost, "/scores", body)).score(t)
+}
+
+// get reads a score that must exist.
+func (a *scoreAPI) get(t *testing.T, ref string) wireScore {
+	t.Helper()
+	return wantScoreOK(t, a.do(t, http.MethodGet, "/scores/"+ref, "")).score(t)
+}
+
+// wantScoreProblem checks a problem+json reply: status, code and params.field when
+// given; it returns the params.
+func wantScoreProblem(t *testing.T, r scoreReply, status int, code, field string) map[string]any {
+	t.Helper()
+	if r.status != status {
+		t.Fatalf("status = %d, want %d; body %s", r.status, status, r.body)
+	}
+	if ct := r.header.Get("Content-Type"); ct != "application/problem+json" {
+		t.Errorf("Content-Type = %q, want application/problem+json", ct)
+	}
+	var p struct {
+		Code    string         `json:"code"`
+		Message string         `json:"message"`
+		Params  map[string]any `json:"params"`
+		Status  int            `json:"status"`
+	}
+	r.decode(t, &p)
+	if p.Code != code || p.Status != status || p.Message == "" || p.Params == nil {
+		t.Errorf("problem = %s, want code %s, status %d, a message and params", r.body, code, status)
+	}
+	if field != "" && p.Params["field"] != field {
+		t.Errorf("params.field = %v, want %s; body %s", p.Params["field"], field, r.body)
+	}
+	return p.Params
+}
+
+// wantScoreOK checks a 200 application/json reply.
+func wantScoreOK(t *testing.T, r scoreReply) scoreReply {
+	t.Helper()
+	if r.status != http.StatusOK {
+		t.Fatalf("status = %d, want 200; body %s", r.status, r.body)
+	}
+	if ct := r.header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("Content-Type = %q, want application/json", ct)
+	}
+	return r
+}
+
+var (
+	uuidV4Pattern    = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	scoreTimePattern = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
+)
+
+func mustScoreTime(t *testing.T, s string) time.Time {
+	t.Helper()
+	if !scoreTimePattern.MatchString(s) {
+		t.Fatalf("time %q is not RFC 3339 UTC with milliseconds", s)
+	}
+	tm, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tm
+}
+
+func TestScoresRequireToken(t *testing.T) {
+	t.Parallel()
+	api := newScoreAPI(t, Options{}, true)
+	routes := []struct{ method, path string }{
+		{http.MethodPost, "/scores"},
+		{http.MethodGet, "/scores"},
+		{http.MethodPost, "/scores/count"},
+		{http.MethodGet, "/scores/count"},
+		{http.MethodGet, "/scores/some-alias"},
+		{http.MethodDelete, "/scores/some-alias"},
+		{http.MethodPost, "/scores/some-alias/view"},
+		{http.MethodGet, "/core/health"},
+	}
+	for _, rt := range routes {
+		for _, token := range []string{"", "at-unknown"} {
+			t.Run(fmt.Sprintf("%s %s token=%q", rt.method, rt.path, token), func(t *testing.T) {
+				r := api.call(t, rt.method, rt.path, token, `{"scoreUrl":"https://cdn.example/s.sib"}`)
+				wantScoreProblem(t, r, http.StatusUnauthorized, "auth/UNAUTHORIZED", "")
+			})
+		}
+	}
+	t.Run("expired token", func(t *testing.T) {
+		api := newScoreAPI(t, Options{}, true)
+		api.e.Expire(true, false)
+		wantScoreProblem(t, api.do(t, http.MethodGet, "/core/health", ""), http.StatusUnauthorized, "auth/UNAUTHORIZED", "")
+	})
+	if got := api.e.Stats().Scores; got != 0 {
+		t.Errorf("an unauthenticated request created %d scores", got)
+	}
+}
+
+func TestHealth(t *testing.T) {
+	t.Parallel()
+	api := newScoreAPI(t, Options{}, true)
+	r := wantScoreOK(t, api.do(t, http.MethodGet, "/core/health", ""))
+	if got, want := string(r.body), `{"service":{"healthStatus":"ok","healthVerifier":"default"}}`; got != want {
+		t.Errorf("health = %s, want %s", got, want)
+	}
+
+	// The cookie set by the password grant is accepted as well as the header.
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, api.pub+"/core/health", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.AddCookie(&http.Cookie{Name: "serviceAccessToken", Value: api.token})
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("health with cookie: %d", resp.StatusCode)
+	}
+}
+
+func TestPublishScore(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, path, body string
+		wantURL          string
+		wantAlias        string // "" means no publisher.scoreId at all
+		wantTranspose    bool
+	}{
+		{name: "body, url only", path: "/scores", body: `{"scoreUrl":"https://cdn.example/score.sib"}`,
+			wantURL: "https://cdn.example/score.sib"},
+		{name: "body, all parameters", path: "/scores",
+			body:    `{"scoreUrl":"http://cdn.example/a.sib","scoreId":"myGreatScore","options":{"transpose":true},"unknown":1}`,
+			wantURL: "http://cdn.example/a.sib", wantAlias: "myGreatScore", wantTranspose: true},
+		{name: "query only", path: "/scores?scoreUrl=https%3A%2F%2Fq.example%2Fq.sib&scoreId=q.alias_1-x&options.transpose=true",
+			wantURL: "https://q.example/q.sib", wantAlias: "q.alias_1-x", wantTranspose: true},
+		{name: "query options as JSON text", path: "/scores?scoreUrl=https://q.example/o.sib&options=" + url.QueryEscape(`{"transpose":true}`),
+			wantURL: "https://q.example/o.sib", wantTranspose: true},
+		{name: "body wins over query", path: "/scores?scoreUrl=https://query.example/q.sib&options.transpose=true&scoreId=bad%20alias",
+			body:    `{"scoreUrl":"https://body.example/b.sib","scoreId":"bodyAlias","options":{"transpose":false}}`,
+			wantURL: "https://body.example/b.sib", wantAlias: "bodyAlias"},
+		{name: "body and query merge leaf by leaf", path: "/scores?scoreId=fromQuery",
+			body:    `{"scoreUrl":"https://body.example/m.sib","scoreId":null}`,
+			wantURL: "https://body.example/m.sib", wantAlias: "fromQuery"},
+		{name: "longest alias", path: "/scores",
+			body:    `{"scoreUrl":"https://cdn.example/l.sib","scoreId":"` + strings.Repeat("a", 128) + `"}`,
+			wantURL: "https://cdn.example/l.sib", wantAlias: strings.Repeat("a", 128)},
+	}
+	api := newScoreAPI(t, Options{}, true)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := wantScoreOK(t, api.do(t, http.MethodPost, tc.path, tc.body))
+			score := r.score(t)
+			if !uuidV4Pattern.MatchString(score.ID) {
+				t.Errorf("id %q is not a UUID v4", score.ID)
+			}
+			if score.ScoreURL != tc.wantURL {
+				t.Errorf("scoreUrl = %s, want %s", score.ScoreURL, tc.wantURL)
+			}
+			alias := score.Publisher.ScoreID
+			if tc.wantAlias == "" && alias != nil {
+				t.Errorf("publisher.scoreId = %q, want none", *alias)
+			}
+			if tc.wantAlias != "" && (alias == nil || *alias != tc.wantAlias) {
+				t.Errorf("publisher.scoreId = %v, want %s", alias, tc.wantAlias)
+			}
+			if score.Publisher.Identity.User != "alice" {
+				t.Errorf("publisher.identity.user = %q, want alice", score.Publisher.Identity.User)
+			}
+			if tr := score.Options.Transpose; tr == nil || *tr != tc.wantTranspose {
+				t.Errorf("options.transpose = %v, want %t", tr, tc.wantTranspose)
+			}
+			if score.Status != "pending" {
+				t.Errorf("status = %s, want pending", score.Status)
+			}
+			created, updated := mustScoreTime(t, score.CreatedAt), mustScoreTime(t, score.UpdatedAt)
+			if !created.Equal(api.clock.Now()) || !updated.Equal(created) {
+				t.Errorf("createdAt %v, updatedAt %v, want both %v", created, updated, api.clock.Now())
+			}
+			if !bytes.Contains(r.body, []byte(`"renderings":[]`)) {
+				t.Errorf("renderings is not an empty array: %s", r.body)
+			}
+			if n := r.keys(t, "score"); n != 8 {
+				t.Errorf("score has %d fields, want exactly the contract's eight: %s", n, r.body)
+			}
+		})
+	}
+	if got := api.e.Stats().Scores; got != len(tests) {
+		t.Errorf("stats scores = %d, want %d", got, len(tests))
+	}
+}
+
+func TestPublishScoreBadArguments(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, path, body, field string
+	}{
+		{"no scoreUrl", "/scores", `{"scoreId":"x"}`, "scoreUrl"},
+		{"no parameters at all", "/scores", "", "scoreUrl"},
+		{"empty scoreUrl", "/scores", `{"scoreUrl":""}`, "scoreUrl"},
+		{"relative scoreUrl", "/scores", `{"scoreUrl":"/files/score.sib"}`, "scoreUrl"},
+		{"scoreUrl without host", "/scores", `{"scoreUrl":"https:///score.sib"}`, "scoreUrl"},
+		{"ftp scoreUrl", "/scores", `{"scoreUrl":"ftp://cdn.example/score.sib"}`, "scoreUrl"},
+		{"opaque scoreUrl", "/scores", `{"scoreUrl":"mailto:a@cdn.example"}`, "scoreUrl"},
+		{"not a URL", "/scores", `{"scoreUrl":"just text"}`, "scoreUrl"},
+		{"scoreUrl not a string", "/scores", `{"scoreUrl":42}`, "scoreUrl"},
+		{"bad scoreUrl in query", "/scores?scoreUrl=nope", "", "scoreUrl"},
+		{"empty alias", "/scores", `{"scoreUrl":"https://a.example/s","scoreId":""}`, "scoreId"},
+		{"alias too long", "/scores", `{"scoreUrl":"https://a.example/s","scoreId":"` + strings.Repeat("a", 129) + `"}`, "scoreId"},
+		{"alias with a space", "/scores", `{"scoreUrl":"https://a.example/s","scoreId":"my score"}`, "scoreId"},
+		{"alias with a slash", "/scores", `{"scoreUrl":"https://a.example/s","scoreId":"a/b"}`, "scoreId"},
+		{"alias not ASCII", "/scores", `{"scoreUrl":"https://a.example/s","scoreId":"partitür"}`, "scoreId"},
+		{"alias is a UUID", "/scores", `{"scoreUrl":"https://a.example/s","scoreId":"4f0c6a52-9d7e-4e9b-8c1a-2b3c4d5e6f70"}`, "scoreId"},
+		{"alias is an upper-case UUID", "/scores", `{"scoreUrl":"https://a.example/s","scoreId":"4F0C6A52-9D7E-4E9B-8C1A-2B3C4D5E6F70"}`, "scoreId"},
+		{"alias is a UUID without hyphens", "/scores", `{"scoreUrl":"https://a.example/s","scoreId":"4f0c6a529d7e4e9b8c1a2b3c4d5e6f70"}`, "scoreId"},
+		{"alias not a string", "/scores", `{"scoreUrl":"https://a.example/s","scoreId":7}`, "scoreId"},
+		{"bad alias in query", "/scores?scoreUrl=https://a.example/s&scoreId=a%20b", "", "scoreId"},
+		{"transpose not a boolean", "/scores", `{"scoreUrl":"https://a.example/s","options":{"transpose":"yes"}}`, "options.transpose"},
+		{"transpose in query not a boolean", "/scores?scoreUrl=https://a.example/s&options.transpose=yes", "", "options.transpose"},
+		{"options not an object", "/scores", `{"scoreUrl":"https://a.example/s","options":true}`, "options"},
+		{"options in query not JSON", "/scores?scoreUrl=https://a.example/s&options=transpose", "", "options"},
+		{"body not an object", "/scores", `["https://a.example/s"]`, "body"},
+		{"body not JSON", "/scores", `scoreUrl=https://a.example/s`, "body"},
+	}
+	api := newScoreAPI(t, Options{}, true)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			wantScoreProblem(t, api.do(t, http.MethodPost, tc.path, tc.body), http.StatusBadRequest, "publishing/BAD_ARGUMENT", tc.field)
+		})
+	}
+	if got := api.e.Stats().Scores; got != 0 {
+		t.Errorf("a rejected request created %d scores", got)
+	}
+}
+
+func TestScoreAliasConflict(t *testing.T) {
+	t.Parallel()
+	api := newScoreAPI(t, Options{}, true)
+	first := api.publish(t, `{"scoreUrl":"https://cdn.example/1.sib","scoreId":"taken"}`)
+
+	r := api.do(t, http.MethodPost, "/scores", `{"scoreUrl":"https://cdn.example/2.sib","scoreId":"taken"}`)
+	if params := wantScoreProblem(t, r, http.StatusConflict, "publishing/CONFLICT", ""); params["scoreId"] != "taken" {
+		t.Errorf("params = %v, want scoreId taken", params)
+	}
+	// Aliases are case-sensitive.
+	api.publish(t, `{"scoreUrl":"https://cdn.example/3.sib","scoreId":"TAKEN"}`)
+
+	// Deleting the score frees its alias.
+	if r := api.do(t, http.MethodDelete, "/scores/"+first.ID, ""); r.status != http.StatusNoContent {
+		t.Fatalf("DELETE: %d %s", r.status, r.body)
+	}
+	again := api.publish(t, `{"scoreUrl":"https://cdn.example/4.sib","scoreId":"taken"}`)
+	if again.ID == first.ID {
+		t.Error("a new score reused the deleted score's id")
+	}
+	if got := api.get(t, "taken"); got.ID != again.ID {
+		t.Errorf("the alias addresses %s, want the new score %s", got.ID, again.ID)
+	}
+}
+
+func TestGetAndDeleteScore(t *testing.T) {
+	t.Parallel()
+	api := newScoreAPI(t, Options{}, true)
+	r := wantScoreOK(t, api.do(t, http.MethodPost, "/scores", `{"scoreUrl":"https://cdn.example/g.sib","scoreId":"gettable"}`))
+	id := r.score(t).ID
+
+	for _, ref := range []string{id, strings.ToUpper(id), strings.ReplaceAll(id, "-", ""), "gettable"} {
+		t.Run("GET "+ref, func(t *testing.T) {
+			got := wantScoreOK(t, api.do(t, http.MethodGet, "/scores/"+ref, ""))
+			if !bytes.Equal(got.body, r.body) {
+				t.Errorf("GET = %s, want %s", got.body, r.body)
+			}
+		})
+	}
+	for _, ref := range []string{"unknown-alias", "4f0c6a52-9d7e-4e9b-8c1a-2b3c4d5e6f70"} {
+		for _, method := range []string{http.MethodGet, http.MethodDelete} {
+			t.Run(method+" unknown "+ref, func(t *testing.T) {
+				params := wantScoreProblem(t, api.do(t, method, "/scores/"+ref, ""), http.StatusNotFound, "publishing/NOT_FOUND", "")
+				if params["id"] != ref {
+					t.Errorf("params.id = %v, want %s", params["id"], ref)
+				}
+			})
+		}
+	}
+
+	tests := []struct {
+		name, query, body string
+		status            int
+		field             string
+	}{
+		{"purge not a boolean in body", "", `{"purge":"yes"}`, http.StatusBadRequest, "purge"},
+		{"purge not a boolean in query", "?purge=1", "", http.StatusBadRequest, "purge"},
+		{"purge in query", "?purge=true", "", http.StatusNoContent, ""},
+		{"purge in body", "", `{"purge":false}`, http.StatusNoContent, ""},
+		{"body purge wins over a bad query", "?purge=maybe", `{"purge":true}`, http.StatusNoContent, ""},
+		{"no purge", "", "", http.StatusNoContent, ""},
+	}
+	for _, tc := range tests {
+		t.Run("DELETE "+tc.name, func(t *testing.T) {
+			victim := api.publish(t, `{"scoreUrl":"https://cdn.example/d.sib","scoreId":"victim"}`)
+			r := api.do(t, http.MethodDelete, "/scores/victim"+tc.query, tc.body)
+			if tc.status == http.StatusBadRequest {
+				wantScoreProblem(t, r, tc.status, "publishing/BAD_ARGUMENT", tc.field)
+				// A rejected delete leaves the score in place.
+				if r := api.do(t, http.MethodDelete, "/scores/victim", ""); r.status != http.StatusNoContent {
+					t.Errorf("the score is gone after a rejected delete: %d", r.status)
+				}
+				return
+			}
+			if r.status != tc.status || len(r.body) != 0 {
+				t.Fatalf("DELETE = %d %q, want %d and no body", r.status, r.body, tc.status)
+			}
+			for _, ref := range []string{"victim", victim.ID} {
+				wantScoreProblem(t, api.do(t, http.MethodGet, "/scores/"+ref, ""), http.StatusNotFound, "publishing/NOT_FOUND", "")
+			}
+			wantScoreProblem(t, api.do(t, http.MethodDelete, "/scores/"+victim.ID, ""), http.StatusNotFound, "publishing/NOT_FOUND", "")
+		})
+	}
+	if status, ok := api.e.Score("gettable"); !ok || status != "pending" {
+		t.Errorf("Score(gettable) = %q, %t", status, ok)
+	}
+	if _, ok := api.e.Score("victim"); ok {
+		t.Error("Score(victim) exists after delete")
+	}
+	if got := api.e.Stats().Scores; got != 1 {
+		t.Errorf("stats scores = %d, want 1", got)
+	}
+}
+
+func TestScoreStatusProgression(t *testing.T) {
+	t.Parallel()
+	const delay = 100 * time.Millisecond
+	api := newScoreAPI(t, Options{RenderDelay: delay}, true)
+	ok := api.publish(t, `{"scoreUrl":"https://cdn.example/ok.sib"}`)
+	bad := api.publish(t, `{"scoreUrl":"https://files.cdn.INVALID/bad.sib"}`)
+	created := mustScoreTime(t, ok.CreatedAt)
+
+	steps := []struct {
+		after        time.Duration // since creation
+		okStatus     string
+		badStatus    string
+		sinceCreated time.Duration // updatedAt - createdAt
+	}{
+		{0, "pending", "pending", 0},
+		{delay - time.Millisecond, "pending", "pending", 0},
+		{delay, "rendering", "rendering", delay},
+		{2*delay - time.Millisecond, "rendering", "rendering", delay},
+		{2 * delay, "idle", "error", 2 * delay},
+		{time.Hour, "idle", "error", 2 * delay},
+	}
+	pages := 0
+	for _, step := range steps {
+		api.clock.Advance(created.Add(step.after).Sub(api.clock.Now()))
+		for _, c := range []struct {
+			score wireScore
+			want  string
+		}{{ok, step.okStatus}, {bad, step.badStatus}} {
+			got := api.get(t, c.score.ID)
+			if got.Status != c.want {
+				t.Errorf("after %v: status = %s, want %s", step.after, got.Status, c.want)
+			}
+			if updated := mustScoreTime(t, got.UpdatedAt); !updated.Equal(created.Add(step.sinceCreated)) {
+				t.Errorf("after %v: updatedAt = %v, want %v", step.after, updated, created.Add(step.sinceCreated))
+			}
+			if got.CreatedAt != c.score.CreatedAt {
+				t.Errorf("createdAt changed: %s → %s", c.score.CreatedAt, got.CreatedAt)
+			}
+			if c.want != "idle" {
+				if len(got.Renderings) != 0 {
+					t.Errorf("status %s with renderings %v", c.want, got.Renderings)
+				}
+				continue
+			}
+			if len(got.Renderings) != 1 {
+				t.Fatalf("idle score renderings = %v, want one", got.Renderings)
+			}
+			rendering := got.Renderings[0]
+			if rendering.Format != "svg" || rendering.Pages < 1 || rendering.Pages > maxRenderedPages {
+				t.Errorf("rendering = %+v, want {format: svg, pages: 1..%d}", rendering, maxRenderedPages)
+			}
+			pages = rendering.Pages
+		}
+		if status, _ := api.e.Score(ok.ID); status != step.okStatus {
+			t.Errorf("after %v: Score() = %s, want %s", step.after, status, step.okStatus)
+		}
+	}
+
+	// The page count depends on the file only.
+	twin := api.publish(t, `{"scoreUrl":"https://cdn.example/ok.sib","options":{"transpose":true}}`)
+	api.clock.Advance(2 * delay)
+	if got := api.get(t, twin.ID).Renderings; len(got) != 1 || got[0].Pages != pages {
+		t.Errorf("same file rendered to %d pages, then %v", pages, got)
+	}
+}
+
+func TestScoreStatusRealClock(t *testing.T) {
+	t.Parallel()
+	const delay = 20 * time.Millisecond
+	api := newScoreAPI(t, Options{RenderDelay: delay}, false)
+	score := api.publish(t, `{"scoreUrl":"https://cdn.example/real.sib","scoreId":"real"}`)
+	var got wireScore
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if got = api.get(t, "real"); got.Status == "idle" {
+			break
+		}
+	}
+	if score.Status != "pending" || got.Status != "idle" {
+		t.Fatalf("status %s, then %s; want pending, then idle", score.Status, got.Status)
+	}
+	// Whether a poll caught rendering depends on the scheduler; updatedAt does not.
+	if d := mustScoreTime(t, got.UpdatedAt).Sub(mustScoreTime(t, got.CreatedAt)); d != 2*delay {
+		t.Errorf("idle %v after creation, want %v", d, 2*delay)
+	}
+
+	// Without a delay the creation still answers pending; the next read is final.
+	api = newScoreAPI(t, Options{RenderDelay: -1}, false)
+	score = api.publish(t, `{"scoreUrl":"https://x.invalid/s.sib"}`)
+	if got = api.get(t, score.ID); score.Status != "pending" || got.Status != "error" {
+		t.Errorf("without delay: created %s, then %s; want pending, then error", score.Status, got.Status)
+	}
+}
+
+// scoreListFixture publishes five scores and returns them in the order of the list:
+// the first two share one millisecond, so their ids decide; d and e share a file.
+func scoreListFixture(t *testing.T) (*scoreAPI, []wireScore) {
+	t.Helper()
+	api := newScoreAPI(t, Options{RenderDelay: 100 * time.Millisecond}, true)
+	var scores []wireScore
+	add := func(body string) {
+		scores = append(scores, api.publish(t, body))
+	}
+	add(`{"scoreUrl":"https://cdn.example/a.sib","scoreId":"a"}`)
+	add(`{"scoreUrl":"https://cdn.example/b.sib","scoreId":"b"}`)
+	api.clock.Advance(time.Millisecond)
+	add(`{"scoreUrl":"https://c.invalid/c.sib","scoreId":"c"}`)
+	api.clock.Advance(time.Millisecond)
+	add(`{"scoreUrl":"https://cdn.example/d.sib","options":{"transpose":true}}`)
+	api.clock.Advance(time.Second) // a–d are final now
+	add(`{"scoreUrl":"https://cdn.example/d.sib","scoreId":"e"}`)
+	// Expected order: createdAt, then id.
+	if scores[0].ID > scores[1].ID {
+		scores[0], scores[1] = scores[1], scores[0]
+	}
+	return api, scores
+}
+
+func scoreIDs(scores []wireScore, idx ...int) string {
+	out := []string{}
+	for _, i := range idx {
+		out = append(out, scores[i].ID)
+	}
+	return strings.Join(out, ",")
+}
+
+func TestListScores(t *testing.T) {
+	t.Parallel()
+	api, scores := scoreListFixture(t)
+	all := []int{0, 1, 2, 3, 4}
+	tests := []struct {
+		name, query, body string
+		want              []int // indexes into scores, in order
+	}{
+		{"all", "", "", all},
+		{"limit", "?limit=2", "", []int{0, 1}},
+		{"offset", "?offset=3", "", []int{3, 4}},
+		{"offset and limit", "?offset=1&limit=2", "", []int{1, 2}},
+		{"offset past the end", "?offset=5", "", nil},
+		{"limit 100", "?limit=100", "", all},
+		{"status idle", "?score=" + url.QueryEscape(`{"status":"idle"}`), "", []int{0, 1, 3}},
+		{"status error", "?score=" + url.QueryEscape(`{"status":"error"}`), "", []int{2}},
+		{"status pending", "?score=" + url.QueryEscape(`{"status":"pending"}`), "", []int{4}},
+		{"scoreUrl", "?score=" + url.QueryEscape(`{"scoreUrl":"https://cdn.example/d.sib"}`), "", []int{3, 4}},
+		{"alias", "?score=" + url.QueryEscape(`{"scoreId":"c"}`), "", []int{2}},
+		{"unknown alias", "?score=" + url.QueryEscape(`{"scoreId":"zzz"}`), "", nil},
+		{"two criteria", "?score=" + url.QueryEscape(`{"scoreUrl":"https://cdn.example/d.sib","status":"idle"}`), "", []int{3}},
+		{"options subset", "?score=" + url.QueryEscape(`{"options":{"transpose":true}}`), "", []int{3}},
+		{"publisher subset", "?score=" + url.QueryEscape(`{"publisher":{"identity":{"user":"alice"}}}`), "", all},
+		{"by id", "?score=" + url.QueryEscape(`{"id":"`+scores[3].ID+`"}`), "", []int{3}},
+		{"unknown key matches nothing", "?score=" + url.QueryEscape(`{"colour":"red"}`), "", nil},
+		{"value of another type matches nothing", "?score=" + url.QueryEscape(`{"status":1}`), "", nil},
+		{"empty criteria", "?score=%7B%7D", "", all},
+		{"criteria and window", "?score=" + url.QueryEscape(`{"status":"idle"}`) + "&offset=1&limit=1", "", []int{1}},
+		{"body of a GET", "", `{"score":{"status":"idle"},"offset":1,"limit":1}`, []int{1}},
+		{"body wins over query", "?limit=1&offset=4&score=" + url.QueryEscape(`{"status":"error"}`), `{"score":{"status":"idle"},"offset":0}`, []int{0}},
+		{"body wins over a bad query", "?limit=0", `{"limit":2}`, []int{0, 1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			list := wantScoreOK(t, api.do(t, http.MethodGet, "/scores"+tc.query, tc.body)).scores(t)
+			if got, want := scoreIDs(list, seq(len(list))...), scoreIDs(scores, tc.want...); got != want {
+				t.Errorf("ids = %v, want %v", got, want)
+			}
+		})
+	}
+
+	t.Run("default limit 50", func(t *testing.T) {
+		api := newScoreAPI(t, Options{}, true)
+		for i := range 51 {
+			api.publish(t, fmt.Sprintf(`{"scoreUrl":"https://cdn.example/%d.sib"}`, i))
+			api.clock.Advance(time.Millisecond)
+		}
+		list := wantScoreOK(t, api.do(t, http.MethodGet, "/scores", "")).scores(t)
+		if len(list) != 50 || list[0].ScoreURL != "https://cdn.example/0.sib" {
+			t.Fatalf("%d scores from %s, want 50 from the oldest", len(list), list[0].ScoreURL)
+		}
+		rest := wantScoreOK(t, api.do(t, http.MethodGet, "/scores?offset=50", "")).scores(t)
+		if len(rest) != 1 || rest[0].ScoreURL != "https://cdn.example/50.sib" {
+			t.Errorf("offset 50 = %v, want the newest", rest)
+		}
+	})
+}
+
+// seq is 0, 1, …, n-1.
+func seq(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// badScoreQueries are the invalid windows and criteria of list and count.
+var badScoreQueries = []struct {
+	name, query, body, field string
+}{
+	{"limit 0", "?limit=0", "", "limit"},
+	{"limit 101", "?limit=101", "", "limit"},
+	{"limit negative", "?limit=-1", "", "limit"},
+	{"limit not a number", "?limit=ten", "", "limit"},
+	{"limit fraction", "?limit=1.5", "", "limit"},
+	{"limit empty", "?limit=", "", "limit"},
+	{"limit in body a string", "", `{"limit":"10"}`, "limit"},
+	{"limit in body a fraction", "", `{"limit":2.5}`, "limit"},
+	{"offset negative", "?offset=-1", "", "offset"},
+	{"offset not a number", "?offset=x", "", "offset"},
+	{"offset huge", "?offset=99999999999999999999", "", "offset"},
+	{"offset in body a boolean", "", `{"offset":true}`, "offset"},
+	{"score not JSON", "?score=status%3Didle", "", "score"},
+	{"score an array", "?score=" + url.QueryEscape(`[{"status":"idle"}]`), "", "score"},
+	{"score a string", "?score=" + url.QueryEscape(`"idle"`), "", "score"},
+	{"score JSON null text", "?score=null", "", "score"},
+	{"score in body a string", "", `{"score":"idle"}`, "score"},
+	{"body not an object", "", `[1]`, "body"},
+}
+
+func TestListScoresBadArguments(t *testing.T) {
+	t.Parallel()
+	api := newScoreAPI(t, Options{}, true)
+	for _, tc := range badScoreQueries {
+		t.Run(tc.name, func(t *testing.T) {
+			wantScoreProblem(t, api.do(t, http.MethodGet, "/scores"+tc.query, tc.body), http.StatusBadRequest, "publishing/BAD_ARGUMENT", tc.field)
+		})
+	}
+}
+
+func TestCountScores(t *testing.T) {
+	t.Parallel()
+	api, _ := scoreListFixture(t)
+	tests := []struct {
+		name, query, body string
+		want              int
+	}{
+		{"all", "", "", 5},
+		{"criteria in body", "", `{"score":{"status":"idle"}}`, 3},
+		{"criteria in query", "?score=" + url.QueryEscape(`{"status":"idle"}`), "", 3},
+		{"body wins", "?score=" + url.QueryEscape(`{"status":"idle"}`), `{"score":{"status":"error"}}`, 1},
+		{"alias", "", `{"score":{"scoreId":"a"}}`, 1},
+		{"unknown key", "", `{"score":{"nope":"x"}}`, 0},
+		{"offset", "", `{"offset":2}`, 3},
+		{"offset past the end", "", `{"offset":9}`, 0},
+		{"limit", "", `{"limit":2}`, 2},
+		{"limit beyond the rest", "", `{"offset":3,"limit":4}`, 2},
+		{"criteria, offset and limit", "?offset=1&limit=1", `{"score":{"status":"idle"}}`, 1},
+	}
+	for _, method := range []string{http.MethodPost, http.MethodGet} {
+		for _, tc := range tests {
+			t.Run(method+" "+tc.name, func(t *testing.T) {
+				r := wantScoreOK(t, api.do(t, method, "/scores/count"+tc.query, tc.body))
+				if got, want := string(r.body), fmt.Sprintf(`{"count":%d}`, tc.want); got != want {
+					t.Errorf("count = %s, want %s", got, want)
+				}
+			})
+		}
+		for _, tc := range badScoreQueries {
+			t.Run(method+" "+tc.name, func(t *testing.T) {
+				wantScoreProblem(t, api.do(t, method, "/scores/count"+tc.query, tc.body), http.StatusBadRequest, "publishing/BAD_ARGUMENT", tc.field)
+			})
+		}
+	}
+
+	// DELETE has no count route: "count" is taken as a score reference.
+	wantScoreProblem(t, api.do(t, http.MethodDelete, "/scores/count", ""), http.StatusNotFound, "publishing/NOT_FOUND", "")
+	if got := api.e.Stats().Requests["GET "+api.e.publishingPath+"/scores/count"]; got == 0 {
+		t.Errorf("GET /scores/count was not served by the count route: %v", api.e.Stats().Requests)
+	}
+}
+
+func TestCreateView(t *testing.T) {
+	t.Parallel()
+	api := newScoreAPI(t, Options{}, true)
+	scoreID := api.publish(t, `{"scoreUrl":"https://cdn.example/v.sib","scoreId":"viewable"}`).ID
+
+	tests := []struct {
+		name, ref, query, body string
+		wantSettings           string
+		wantExpiresIn          time.Duration
+	}{
+		{"defaults", "viewable", "", "",
+			`{"printable":false,"pages":"","licenseString":"","lang":"en"}`, 7200 * time.Second},
+		{"expiresIn 0 is the default", scoreID, "", `{"expiresIn":0}`,
+			`{"printable":false,"pages":"","licenseString":"","lang":"en"}`, 7200 * time.Second},
+		{"every setting in the body", "viewable", "",
+			`{"settings":{"printable":true,"pages":"1-3,5,8-9","licenseString":"© Acme","lang":"de-CH"},"expiresIn":60}`,
+			`{"printable":true,"pages":"1-3,5,8-9","licenseString":"© Acme","lang":"de-CH"}`, 60 * time.Second},
+		{"every setting in the query", "viewable",
+			"?settings.printable=true&settings.pages=2&settings.licenseString=lic&settings.lang=fr&expiresIn=86400", "",
+			`{"printable":true,"pages":"2","licenseString":"lic","lang":"fr"}`, 86400 * time.Second},
+		{"settings as JSON text in the query", "viewable",
+			"?settings=" + url.QueryEscape(`{"pages":"4-4","lang":"zh-Hant-TW"}`), "",
+			`{"printable":false,"pages":"4-4","licenseString":"","lang":"zh-Hant-TW"}`, 7200 * time.Second},
+		{"body wins leaf by leaf", "viewable",
+			"?settings.pages=1&settings.lang=xx-invalid-&expiresIn=5", `{"settings":{"lang":"it"},"expiresIn":10}`,
+			`{"printable":false,"pages":"1","licenseString":"","lang":"it"}`, 10 * time.Second},
+		{"longest license", "viewable", "", `{"settings":{"licenseString":"` + strings.Repeat("ü", 1024) + `"}}`,
+			`{"printable":false,"pages":"","licenseString":"` + strings.Repeat("ü", 1024) + `","lang":"en"}`, 7200 * time.Second},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := wantScoreOK(t, api.do(t, http.MethodPost, "/scores/"+tc.ref+"/view"+tc.query, tc.body))
+			view := r.view(t)
+			if view.ID == "" {
+				t.Fatalf("view without id: %s", r.body)
+			}
+			if view.ScoreID != scoreID {
+				t.Errorf("scoreId = %s, want the score UUID %s", view.ScoreID, scoreID)
+			}
+			if view.ViewerURL != api.srv.URL+"/viewer/"+view.ID {
+				t.Errorf("viewerUrl = %s, want %s/viewer/%s", view.ViewerURL, api.srv.URL, view.ID)
+			}
+			created, expires := mustScoreTime(t, view.CreatedAt), mustScoreTime(t, view.ExpiresAt)
+			if !created.Equal(api.clock.Now()) || expires.Sub(created) != tc.wantExpiresIn {
+				t.Errorf("createdAt %v, expiresAt %v, want a lifetime of %v", created, expires, tc.wantExpiresIn)
+			}
+			var settings struct {
+				View struct {
+					Settings json.RawMessage `json:"settings"`
+				} `json:"view"`
+			}
+			if err := json.Unmarshal(r.body, &settings); err != nil || string(settings.View.Settings) != tc.wantSettings {
+				t.Errorf("settings = %s, want %s (%v)", settings.View.Settings, tc.wantSettings, err)
+			}
+			if n := r.keys(t, "view"); n != 6 {
+				t.Errorf("view has %d fields, want exactly the contract's six: %s", n, r.body)
+			}
+		})
+	}
+}
+
+func TestCreateViewBadArguments(t *testing.T) {
+	t.Parallel()
+	api := newScoreAPI(t, Options{}, true)
+	api.publish(t, `{"scoreUrl":"https://cdn.example/v.sib","scoreId":"viewable"}`)
+	tests := []struct {
+		name, query, body, field string
+	}{
+		{"printable not a boolean", "", `{"settings":{"printable":"true"}}`, "settings.printable"},
+		{"printable in query not a boolean", "?settings.printable=yes", "", "settings.printable"},
+		{"pages not a string", "", `{"settings":{"pages":3}}`, "settings.pages"},
+		{"pages empty", "", `{"settings":{"pages":""}}`, "settings.pages"},
+		{"page 0", "", `{"settings":{"pages":"0"}}`, "settings.pages"},
+		{"range from 0", "", `{"settings":{"pages":"0-2"}}`, "settings.pages"},
+		{"range backwards", "", `{"settings":{"pages":"3-1"}}`, "settings.pages"},
+		{"open range", "", `{"settings":{"pages":"2-"}}`, "settings.pages"},
+		{"range without start", "", `{"settings":{"pages":"-2"}}`, "settings.pages"},
+		{"double range", "", `{"settings":{"pages":"1-2-3"}}`, "settings.pages"},
+		{"empty item", "", `{"settings":{"pages":"1,,2"}}`, "settings.pages"},
+		{"trailing comma", "", `{"settings":{"pages":"1,"}}`, "settings.pages"},
+		{"blank", "", `{"settings":{"pages":"1, 2"}}`, "settings.pages"},
+		{"signed page", "", `{"settings":{"pages":"+1"}}`, "settings.pages"},
+		{"words", "", `{"settings":{"pages":"all"}}`, "settings.pages"},
+		{"bad pages in query", "?settings.pages=5-4", "", "settings.pages"},
+		{"license too long", "", `{"settings":{"licenseString":"` + strings.Repeat("x", 1025) + `"}}`, "settings.licenseString"},
+		{"license not a string", "", `{"settings":{"licenseString":false}}`, "settings.licenseString"},
+		{"lang not a tag", "", `{"settings":{"lang":"english"}}`, "settings.lang"},
+		{"lang with underscore", "", `{"settings":{"lang":"en_US"}}`, "settings.lang"},
+		{"lang empty", "", `{"settings":{"lang":""}}`, "settings.lang"},
+		{"lang unknown subtag", "", `{"settings":{"lang":"xx"}}`, "settings.lang"},
+		{"lang not a string", "", `{"settings":{"lang":1}}`, "settings.lang"},
+		{"lang in query", "?settings.lang=en-", "", "settings.lang"},
+		{"expiresIn negative", "", `{"expiresIn":-1}`, "expiresIn"},
+		{"expiresIn too large", "", `{"expiresIn":86401}`, "expiresIn"},
+		{"expiresIn fraction", "", `{"expiresIn":1.5}`, "expiresIn"},
+		{"expiresIn a string in body", "", `{"expiresIn":"60"}`, "expiresIn"},
+		{"expiresIn in query not a number", "?expiresIn=1h", "", "expiresIn"},
+		{"settings not an object", "", `{"settings":"printable"}`, "settings"},
+		{"settings in query not JSON", "?settings=printable", "", "settings"},
+		{"body not an object", "", `"x"`, "body"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := api.do(t, http.MethodPost, "/scores/viewable/view"+tc.query, tc.body)
+			wantScoreProblem(t, r, http.StatusBadRequest, "publishing/BAD_ARGUMENT", tc.field)
+		})
+	}
+	t.Run("unknown score", func(t *testing.T) {
+		params := wantScoreProblem(t, api.do(t, http.MethodPost, "/scores/nothing/view", ""), http.StatusNotFound, "publishing/NOT_FOUND", "")
+		if params["id"] != "nothing" {
+			t.Errorf("params.id = %v, want nothing", params["id"])
+		}
+	})
+}
+
+func TestViewer(t *testing.T) {
+	t.Parallel()
+	api := newScoreAPI(t, Options{}, true)
+	api.publish(t, `{"scoreUrl":"https://cdn.example/<v>.sib","scoreId":"viewable"}`)
+	newView := func(body string) string {
+		return wantScoreOK(t, api.do(t, http.MethodPost, "/scores/viewable/view", body)).view(t).ViewerURL
+	}
+	short := newView(`{"expiresIn":1,"settings":{"licenseString":"<b>mine</b>","lang":"de"}}`)
+	long := newView("")
+
+	// The viewer needs no token.
+	r := api.call(t, http.MethodGet, short, "", "")
+	if r.status != http.StatusOK || !strings.HasPrefix(r.header.Get("Content-Type"), "text/html") {
+		t.Fatalf("viewer = %d %s, want 200 text/html", r.status, r.header.Get("Content-Type"))
+	}
+	page := string(r.body)
+	for _, want := range []string{`<html lang="de">`, "&lt;b&gt;mine&lt;/b&gt;"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q:\n%s", want, page)
+		}
+	}
+	if strings.Contains(page, "<b>mine</b>") {
+		t.Error("the license string is not escaped")
+	}
+
+	api.clock.Advance(999 * time.Millisecond)
+	if r := api.call(t, http.MethodGet, short, "", ""); r.status != http.StatusOK {
+		t.Errorf("before expiry: %d", r.status)
+	}
+	api.clock.Advance(time.Millisecond)
+	params := wantScoreProblem(t, api.call(t, http.MethodGet, short, "", ""), http.StatusGone, "publishing/NOT_FOUND", "")
+	if params["id"] != strings.TrimPrefix(short, api.srv.URL+"/viewer/") {
+		t.Errorf("params = %v", params)
+	}
+	if r := api.call(t, http.MethodGet, long, "", ""); r.status != http.StatusOK {
+		t.Errorf("the longer view: %d", r.status)
+	}
+
+	// Deleting the score takes its views down, expired or not.
+	if r := api.do(t, http.MethodDelete, "/scores/viewable", ""); r.status != http.StatusNoContent {
+		t.Fatalf("DELETE: %d", r.status)
+	}
+	for _, v := range []string{short, long, api.srv.URL + "/viewer/never-created"} {
+		wantScoreProblem(t, api.call(t, http.MethodGet, v, "", ""), http.StatusNotFound, "publishing/NOT_FOUND", "")
+	}
+	// A view cannot be created on the deleted score.
+	wantScoreProblem(t, api.do(t, http.MethodPost, "/scores/viewable/view", ""), http.StatusNotFound, "publishing/NOT_FOUND", "")
+}
+
+func TestScoresReset(t *testing.T) {
+	t.Parallel()
+	api := newScoreAPI(t, Options{}, true)
+	api.publish(t, `{"scoreUrl":"https://cdn.example/r.sib","scoreId":"kept"}`)
+	view := wantScoreOK(t, api.do(t, http.MethodPost, "/scores/kept/view", "")).view(t).ViewerURL
+	api.e.Reset()
+	if got := api.e.Stats().Scores; got != 0 {
+		t.Errorf("scores after reset = %d", got)
+	}
+	if _, ok := api.e.Score("kept"); ok {
+		t.Error("score survives reset")
+	}
+	wantScoreProblem(t, api.call(t, http.MethodGet, view, "", ""), http.StatusNotFound, "publishing/NOT_FOUND", "")
+}
