@@ -3,14 +3,19 @@ package emulator
 // Section A of the contract: the administrator API under admin_url.
 
 import (
+	"bytes"
 	"crypto/rand"
+	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/netip"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -116,7 +121,7 @@ func (e *Emulator) handleAdminLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u := e.findUser(r.PostForm.Get("user"))
-	if u == nil || !u.AdminLogin || u.Password != r.PostForm.Get("pass") {
+	if u == nil || !u.AdminLogin || subtle.ConstantTimeCompare([]byte(u.Password), []byte(r.PostForm.Get("pass"))) != 1 {
 		writeProblem(w, http.StatusUnauthorized, "admin", "INVALID_CREDENTIALS",
 			"unknown user or wrong password", nil)
 		return
@@ -199,8 +204,6 @@ func (e *Emulator) settingsDocument() map[string]any {
 	return doc
 }
 
-var numberedField = regexp.MustCompile(`^(server|port|enabled)([0-9]+)$`)
-
 func (e *Emulator) handlePutExternalAuth(w http.ResponseWriter, r *http.Request, _ string, s *session) {
 	if forbiddenSettings(w, s) {
 		return
@@ -215,13 +218,11 @@ func (e *Emulator) handlePutExternalAuth(w http.ResponseWriter, r *http.Request,
 		badArgument(w, "admin", "body", "the body must be a JSON object")
 		return
 	}
-	domain, field, msg := parseSettings(doc)
+	domain, enabled, field, msg := parseSettings(doc)
 	if field != "" {
 		badArgument(w, "admin", field, msg)
 		return
 	}
-	var enabled bool
-	_ = json.Unmarshal(doc["externalAuthenticationEnabled"], &enabled)
 	servers, field, msg := parseServerSets(doc)
 	if field != "" {
 		badArgument(w, "admin", field, msg)
@@ -235,60 +236,77 @@ func (e *Emulator) handlePutExternalAuth(w http.ResponseWriter, r *http.Request,
 
 // parseSettings checks the two required fields; on failure it returns the field and
 // a message.
-func parseSettings(doc map[string]json.RawMessage) (domain, field, msg string) {
+func parseSettings(doc map[string]json.RawMessage) (domain string, enabled bool, field, msg string) {
 	raw, ok := doc["domainName"]
 	if !ok || json.Unmarshal(raw, &domain) != nil || domain == "" {
-		return "", "domainName", "domainName is required and must be a non-empty string"
+		return "", false, "domainName", "domainName is required and must be a non-empty string"
 	}
-	var enabled bool
 	raw, ok = doc["externalAuthenticationEnabled"]
-	if !ok || json.Unmarshal(raw, &enabled) != nil || string(raw) == "null" {
-		return "", "externalAuthenticationEnabled", "externalAuthenticationEnabled is required and must be a boolean"
+	if !ok || isNull(raw) || json.Unmarshal(raw, &enabled) != nil {
+		return "", false, "externalAuthenticationEnabled", "externalAuthenticationEnabled is required and must be a boolean"
 	}
-	return domain, "", ""
+	return domain, enabled, "", ""
 }
 
-// parseServerSets reads serverN/portN/enabledN. Sets are numbered from 0 without gaps,
-// at most maxServerSets; a set is sent when its serverN is.
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+// numberedField matches the fields of a server set; the number has no leading zero.
+// Other spellings (server01) are unknown fields and ignored like any other.
+var numberedField = regexp.MustCompile(`^(server|port|enabled)(0|[1-9][0-9]*)$`)
+
+// parseServerSets reads serverN/portN/enabledN. Set N is sent when serverN is
+// (a JSON null counts as not sent). Sets are numbered from 0 without gaps, at most
+// maxServerSets; portN or enabledN without serverN, set N without set N−1, and any
+// N ≥ maxServerSets are rejected with params.field = serverN. Checks run in order of
+// N, so the field reported is deterministic.
 func parseServerSets(doc map[string]json.RawMessage) (sets []serverSet, field, msg string) {
-	highest := -1
+	sent := func(key string) bool {
+		raw, ok := doc[key]
+		return ok && !isNull(raw)
+	}
+	// The lowest set number out of range, compared as digit strings (no leading
+	// zeros, so shorter is smaller) to cope with numbers too large for an int.
+	tooHigh := ""
 	for key := range doc {
 		m := numberedField.FindStringSubmatch(key)
-		if m == nil {
+		if m == nil || !sent(key) {
 			continue
 		}
-		n, err := strconv.Atoi(m[2])
-		if err != nil || n >= maxServerSets || strconv.Itoa(n) != m[2] {
-			return nil, key, fmt.Sprintf("at most %d server sets (0 to %d) are accepted", maxServerSets, maxServerSets-1)
+		if n, err := strconv.Atoi(m[2]); err == nil && n < maxServerSets {
+			continue
 		}
-		if _, ok := doc["server"+m[2]]; !ok {
-			return nil, "server" + m[2], fmt.Sprintf("%s is sent without server%s", key, m[2])
+		if tooHigh == "" || len(m[2]) < len(tooHigh) || len(m[2]) == len(tooHigh) && m[2] < tooHigh {
+			tooHigh = m[2]
 		}
-		highest = max(highest, n)
 	}
-	for n := 0; n <= highest; n++ {
+	if tooHigh != "" {
+		return nil, "server" + tooHigh, fmt.Sprintf("at most %d server sets (0 to %d) are accepted", maxServerSets, maxServerSets-1)
+	}
+	for n := range maxServerSets {
 		num := strconv.Itoa(n)
-		raw, ok := doc["server"+num]
-		if !ok {
-			return nil, "server" + strconv.Itoa(n+1), fmt.Sprintf("server set %d is sent without server set %d: sets are numbered from 0 without gaps", n+1, n)
+		if !sent("server" + num) {
+			if sent("port"+num) || sent("enabled"+num) {
+				return nil, "server" + num, fmt.Sprintf("port%s or enabled%s is sent without server%s", num, num, num)
+			}
+			continue
+		}
+		if n > 0 && !sent("server"+strconv.Itoa(n-1)) {
+			return nil, "server" + num, fmt.Sprintf("server set %d is sent without server set %d: sets are numbered from 0 without gaps", n, n-1)
 		}
 		var set serverSet
-		if json.Unmarshal(raw, &set.Server) != nil || !validHost(set.Server) {
+		if json.Unmarshal(doc["server"+num], &set.Server) != nil || !validHost(set.Server) {
 			return nil, "server" + num, "server" + num + " must be a host name or an IP address"
 		}
-		if raw, ok := doc["port"+num]; ok {
+		if sent("port" + num) {
 			var port string
-			if json.Unmarshal(raw, &port) != nil {
-				return nil, "port" + num, "port" + num + " must be a string holding a decimal port from 1 to 65535"
-			}
-			if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 || strconv.Itoa(p) != port {
+			if json.Unmarshal(doc["port"+num], &port) != nil || !validPort(port) {
 				return nil, "port" + num, "port" + num + " must be a string holding a decimal port from 1 to 65535"
 			}
 			set.Port = &port
 		}
 		set.Enabled = true
-		if raw, ok := doc["enabled"+num]; ok {
-			if json.Unmarshal(raw, &set.Enabled) != nil || string(raw) == "null" {
+		if sent("enabled" + num) {
+			if json.Unmarshal(doc["enabled"+num], &set.Enabled) != nil {
 				return nil, "enabled" + num, "enabled" + num + " must be a boolean"
 			}
 		}
@@ -297,9 +315,34 @@ func parseServerSets(doc map[string]json.RawMessage) (sets []serverSet, field, m
 	return sets, "", ""
 }
 
-var hostPattern = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._:-]*[A-Za-z0-9])?$`)
-
-// validHost accepts a host name or an IPv4/IPv6 address.
-func validHost(h string) bool {
-	return len(h) <= 253 && hostPattern.MatchString(h)
+// validPort accepts the canonical decimal spelling of 1 to 65535 ("389", not "0389"
+// or "+389"), so that the stored string reads back as the number it holds.
+func validPort(port string) bool {
+	p, err := strconv.Atoi(port)
+	return err == nil && p >= 1 && p <= 65535 && strconv.Itoa(p) == port
 }
+
+// validHost accepts an IPv4 or IPv6 address (net.ParseIP, or with a zone) or a host
+// name: dot-separated labels of letters, digits, hyphens and underscores (as found in
+// directory service names), each 1–63 characters not starting or ending with a
+// hyphen, 253 characters at most, an optional trailing dot.
+func validHost(h string) bool {
+	if net.ParseIP(h) != nil {
+		return true
+	}
+	if _, err := netip.ParseAddr(h); err == nil {
+		return true
+	}
+	name := strings.TrimSuffix(h, ".")
+	if name == "" || len(name) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(name, ".") {
+		if !hostLabel.MatchString(label) {
+			return false
+		}
+	}
+	return true
+}
+
+var hostLabel = regexp.MustCompile(`^[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$`)

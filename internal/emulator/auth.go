@@ -169,10 +169,14 @@ func (e *Emulator) handlePasswordGrant(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"access_token": token,
 		"token_type":   "Bearer",
-		"expires_in":   int(e.auth.lifetime / time.Second),
+		"expires_in":   expiresInSeconds(e.auth.lifetime),
 		"scope":        "openid",
 	})
 }
+
+// expiresInSeconds is a lifetime in whole seconds, at least 1: a sub-second
+// lifetime (tests only) must not read as "already expired".
+func expiresInSeconds(d time.Duration) int { return max(1, int(d/time.Second)) }
 
 // bearerOrCookie returns the access token a request carries.
 func bearerOrCookie(r *http.Request) string {
@@ -194,9 +198,7 @@ func (e *Emulator) platformCaller(w http.ResponseWriter, r *http.Request) (*User
 	ok = ok && t.alive(time.Now())
 	e.auth.mu.Unlock()
 	if !ok {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="platform"`)
-		writeProblem(w, http.StatusUnauthorized, "auth", "UNAUTHORIZED",
-			"missing, unknown, expired or removed access token", nil)
+		unauthorizedToken(w)
 		return nil, ""
 	}
 	return t.user, token
@@ -220,15 +222,13 @@ func (e *Emulator) withUser(next func(http.ResponseWriter, *http.Request, *User)
 	}
 }
 
-func (e *Emulator) tokenInfo(r *http.Request, token string) map[string]any {
-	e.auth.mu.Lock()
-	expiresAt := e.auth.tokens[token].expiresAt
-	e.auth.mu.Unlock()
+// tokenInfo renders the token information document (contract B5).
+func tokenInfo(r *http.Request, token string, expiresAt time.Time) map[string]any {
 	base := baseURL(r)
 	return map[string]any{
 		"accessToken": token,
 		"expiresAt":   formatTime(expiresAt),
-		"expiresIn":   int(time.Until(expiresAt).Round(time.Second) / time.Second),
+		"expiresIn":   max(0, int(time.Until(expiresAt).Round(time.Second)/time.Second)),
 		"_links": map[string]any{
 			"self":               link{Href: base + tokenInfoPath},
 			"auth-token:extend":  links(base + tokenExtendPath),
@@ -237,20 +237,51 @@ func (e *Emulator) tokenInfo(r *http.Request, token string) map[string]any {
 	}
 }
 
-func (e *Emulator) handleTokenInfo(w http.ResponseWriter, r *http.Request, token string) {
-	writeHAL(w, http.StatusOK, e.tokenInfo(r, token))
+// updateToken runs change on the caller's token under the lock, unless the token
+// died (expired, removed or reset away) since withToken let the request in; it
+// returns the token's expiry after the change and whether it was still alive.
+func (e *Emulator) updateToken(token string, change func(*accessToken)) (time.Time, bool) {
+	e.auth.mu.Lock()
+	defer e.auth.mu.Unlock()
+	t, ok := e.auth.tokens[token]
+	if !ok || !t.alive(time.Now()) {
+		return time.Time{}, false
+	}
+	if change != nil {
+		change(t)
+	}
+	return t.expiresAt, true
 }
 
+func unauthorizedToken(w http.ResponseWriter) {
+	w.Header().Set("WWW-Authenticate", `Bearer realm="platform"`)
+	writeProblem(w, http.StatusUnauthorized, "auth", "UNAUTHORIZED",
+		"missing, unknown, expired or removed access token", nil)
+}
+
+func (e *Emulator) handleTokenInfo(w http.ResponseWriter, r *http.Request, token string) {
+	expiresAt, ok := e.updateToken(token, nil)
+	if !ok {
+		unauthorizedToken(w)
+		return
+	}
+	writeHAL(w, http.StatusOK, tokenInfo(r, token, expiresAt))
+}
+
+// handleTokenExtend moves the expiry to now + lifetime; the token string stays.
 func (e *Emulator) handleTokenExtend(w http.ResponseWriter, r *http.Request, token string) {
-	e.auth.mu.Lock()
-	e.auth.tokens[token].expiresAt = time.Now().Add(e.auth.lifetime)
-	e.auth.mu.Unlock()
-	writeHAL(w, http.StatusOK, e.tokenInfo(r, token))
+	expiresAt, ok := e.updateToken(token, func(t *accessToken) { t.expiresAt = time.Now().Add(e.auth.lifetime) })
+	if !ok {
+		unauthorizedToken(w)
+		return
+	}
+	writeHAL(w, http.StatusOK, tokenInfo(r, token, expiresAt))
 }
 
 func (e *Emulator) handleTokenRemoval(w http.ResponseWriter, _ *http.Request, token string) {
-	e.auth.mu.Lock()
-	e.auth.tokens[token].removed = true
-	e.auth.mu.Unlock()
+	if _, ok := e.updateToken(token, func(t *accessToken) { t.removed = true }); !ok {
+		unauthorizedToken(w)
+		return
+	}
 	w.WriteHeader(http.StatusNoContent)
 }

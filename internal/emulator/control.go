@@ -3,12 +3,14 @@ package emulator
 // Section G of the contract: the emulator-only control surface under /_emulator/.
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -18,15 +20,35 @@ import (
 type Faults struct {
 	// FailRate is the share (0 to 1) of requests that fail before taking effect.
 	FailRate float64 `json:"failRate"`
-	// Status is the status of a failed request; default 503.
+	// Status is the status of a failed request: 429, 500, 502, 503 or 504;
+	// default (0) 503. The body is a problem with the matching NAME, or an OAuth
+	// error on the token endpoint.
 	Status int `json:"status"`
-	// RetryAfter, in seconds, is sent as Retry-After on failed requests when > 0.
+	// RetryAfter, in seconds, is sent as Retry-After on failed requests when > 0
+	// (a 429 always carries one, at least 1).
 	RetryAfter int `json:"retryAfter"`
 	// LatencyMs delays every request.
 	LatencyMs int `json:"latencyMs"`
 	// RateLimitPerSecond answers 429 with Retry-After once more requests than this
 	// arrive within one second; 0 means no limit.
 	RateLimitPerSecond int `json:"rateLimitPerSecond"`
+}
+
+// validate returns the first invalid field and a message, or "".
+func (f Faults) validate() (field, msg string) {
+	switch {
+	case f.FailRate < 0 || f.FailRate > 1:
+		return "failRate", "failRate must be between 0 and 1"
+	case f.Status != 0 && faultStatuses[f.Status].name == "":
+		return "status", "status must be one of 429, 500, 502, 503, 504 (0 means 503)"
+	case f.RetryAfter < 0:
+		return "retryAfter", "retryAfter must not be negative"
+	case f.LatencyMs < 0:
+		return "latencyMs", "latencyMs must not be negative"
+	case f.RateLimitPerSecond < 0:
+		return "rateLimitPerSecond", "rateLimitPerSecond must not be negative"
+	}
+	return "", ""
 }
 
 type faultState struct {
@@ -47,6 +69,9 @@ func (f *faultState) reset() {
 func (f *faultState) set(faults Faults) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if faults.Status == 0 {
+		faults.Status = http.StatusServiceUnavailable
+	}
 	f.faults = faults
 }
 
@@ -98,21 +123,38 @@ func (f *faultState) apply(w http.ResponseWriter, r *http.Request) bool {
 	if status == 0 {
 		return true
 	}
+	if status == http.StatusTooManyRequests && retryAfter <= 0 {
+		retryAfter = 1 // a 429 always carries Retry-After (contract §0)
+	}
 	if retryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
 	}
-	name, message := "SERVICE_UNAVAILABLE", "the service is temporarily unavailable"
-	switch status {
-	case http.StatusTooManyRequests:
-		name, message = "TOO_MANY_REQUESTS", "too many requests; retry later"
-	case http.StatusInternalServerError:
-		name, message = "INTERNAL_SERVER_ERROR", "unexpected failure"
+	kind, known := faultStatuses[status]
+	if !known { // set through SetFaults, which does not validate
+		kind.name = strings.ToUpper(strings.ReplaceAll(http.StatusText(status), " ", "_"))
+		kind.oauth, kind.message = "server_error", http.StatusText(status)
 	}
-	writeProblem(w, status, namespaceFor(r.URL.Path), name, message, nil)
+	if r.URL.Path == ropcPath {
+		// The token endpoint answers in the OAuth 2.0 error form (contract B3).
+		oauthError(w, status, kind.oauth, kind.message)
+		return false
+	}
+	writeProblem(w, status, namespaceFor(r.URL.Path), kind.name, kind.message, nil)
 	return false
 }
 
-// SetFaults replaces the faults in force.
+// faultStatuses are the statuses an injected failure may carry, with the problem
+// NAME, the OAuth error code used on the token endpoint and a message.
+var faultStatuses = map[int]struct{ name, oauth, message string }{
+	http.StatusTooManyRequests:     {"TOO_MANY_REQUESTS", "temporarily_unavailable", "too many requests; retry later"},
+	http.StatusInternalServerError: {"INTERNAL_SERVER_ERROR", "server_error", "unexpected failure"},
+	http.StatusBadGateway:          {"BAD_GATEWAY", "temporarily_unavailable", "bad gateway"},
+	http.StatusServiceUnavailable:  {"SERVICE_UNAVAILABLE", "temporarily_unavailable", "the service is temporarily unavailable"},
+	http.StatusGatewayTimeout:      {"GATEWAY_TIMEOUT", "temporarily_unavailable", "gateway timeout"},
+}
+
+// SetFaults replaces the faults in force. Unlike POST /_emulator/faults it does not
+// validate f.
 func (e *Emulator) SetFaults(f Faults) { e.faults.set(f) }
 
 // Expire expires all live access tokens and/or administrator sessions now.
@@ -159,20 +201,12 @@ func (e *Emulator) routeControl() {
 			badArgument(w, "emulator", "body", err.Error())
 			return
 		}
-		if f.FailRate < 0 || f.FailRate > 1 {
-			badArgument(w, "emulator", "failRate", "failRate must be between 0 and 1")
-			return
-		}
-		if f.Status != 0 && (f.Status < 400 || f.Status > 599) {
-			badArgument(w, "emulator", "status", "status must be an HTTP error status")
-			return
-		}
-		if f.RetryAfter < 0 || f.LatencyMs < 0 || f.RateLimitPerSecond < 0 {
-			badArgument(w, "emulator", "body", "retryAfter, latencyMs and rateLimitPerSecond must not be negative")
+		if field, msg := f.validate(); field != "" {
+			badArgument(w, "emulator", field, msg)
 			return
 		}
 		e.SetFaults(f)
-		writeJSON(w, http.StatusOK, f)
+		writeJSON(w, http.StatusOK, e.faults.get())
 	})
 	e.handle("POST /_emulator/commands", e.handleCreateScriptedCommand)
 }
@@ -183,7 +217,7 @@ func decodeOptionalJSON(r *http.Request, v any) (empty bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if len(body) == 0 {
+	if len(bytes.TrimSpace(body)) == 0 {
 		return true, nil
 	}
 	if err := json.Unmarshal(body, v); err != nil {

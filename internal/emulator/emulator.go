@@ -11,6 +11,7 @@ package emulator
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -62,6 +63,8 @@ type Options struct {
 	Clients []OAuthClient
 	// InstanceName is reported as the host of commands; default emulator-1.
 	InstanceName string
+	// Faults are in force from the start and again after every reset; default none.
+	Faults Faults
 }
 
 // DefaultUsers are the accounts of the contract's section G.
@@ -94,11 +97,16 @@ func (o Options) withDefaults() Options {
 	case o.RenderDelay < 0:
 		o.RenderDelay = 0
 	}
+	// Copies, so that emulators built from one Options value share nothing.
 	if len(o.Users) == 0 {
 		o.Users = DefaultUsers()
+	} else {
+		o.Users = slices.Clone(o.Users)
 	}
 	if len(o.Clients) == 0 {
 		o.Clients = DefaultClients()
+	} else {
+		o.Clients = slices.Clone(o.Clients)
 	}
 	if o.InstanceName == "" {
 		o.InstanceName = "emulator-1"
@@ -173,6 +181,7 @@ func (e *Emulator) reset() {
 	e.commands.reset()
 	e.stats.reset()
 	e.faults.reset()
+	e.faults.set(e.opts.Faults)
 }
 
 // handle registers a route. Every pattern carries its method.
@@ -181,20 +190,43 @@ func (e *Emulator) handle(pattern string, h http.HandlerFunc) {
 }
 
 // ServeHTTP counts the request, applies the configured faults to platform requests
-// (never to the control surface) and dispatches it.
+// (never to the control surface) and dispatches it. A path served under another
+// method gets 405 with an Allow header; any other unknown address gets 404.
 func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, pattern := e.mux.Handler(r)
-	if pattern == "" || pattern == "/" {
+	unmatched := pattern == "" || pattern == "/"
+	if unmatched {
 		pattern = r.Method + " (unmatched)"
 	}
-	control := strings.HasPrefix(r.URL.Path, "/_emulator/")
-	if !control {
+	if !strings.HasPrefix(r.URL.Path, "/_emulator/") {
 		e.stats.count(pattern)
 		if !e.faults.apply(w, r) {
 			return
 		}
 	}
+	if unmatched {
+		if allow := e.allowedMethods(r); len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			writeProblem(w, http.StatusMethodNotAllowed, namespaceFor(r.URL.Path), "METHOD_NOT_ALLOWED",
+				r.Method+" is not supported on "+r.URL.Path, map[string]any{"method": r.Method, "allow": allow})
+			return
+		}
+	}
 	e.mux.ServeHTTP(w, r)
+}
+
+// allowedMethods lists the methods that a route serves r's path with.
+func (e *Emulator) allowedMethods(r *http.Request) []string {
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		probe := new(http.Request)
+		*probe = *r
+		probe.Method = m
+		if _, p := e.mux.Handler(probe); p != "" && p != "/" {
+			allow = append(allow, m)
+		}
+	}
+	return allow
 }
 
 // baseURL is scheme://host of the listener as the caller reached it; the emulator's
@@ -224,6 +256,9 @@ func namespaceFor(path string) string {
 		return "registry"
 	case strings.HasPrefix(path, "/viewer/"):
 		return "publishing"
+	case strings.HasPrefix(path, "/_emulator/"):
+		// The control surface is not part of the platform (contract G).
+		return "emulator"
 	default:
 		return "registry"
 	}
@@ -239,7 +274,10 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	writeBody(w, "application/json", status, v)
 }
 
-// writeHAL writes v as an application/hal+json body.
+// writeHAL writes v as an application/hal+json body. It takes a status like
+// writeJSON, although every HAL resource so far is served with 200.
+//
+//nolint:unparam // the same shape as writeJSON on purpose
 func writeHAL(w http.ResponseWriter, status int, v any) {
 	writeBody(w, "application/hal+json", status, v)
 }
@@ -350,6 +388,6 @@ func (e *Emulator) Stats() Stats {
 	}
 }
 
-// Reset empties the store, zeroes the counters, clears faults and puts the settings
-// back in their start state.
+// Reset empties the store, zeroes the counters, puts the faults back to
+// Options.Faults and the settings back in their start state.
 func (e *Emulator) Reset() { e.reset() }

@@ -1,0 +1,273 @@
+// Command mediaplatform-emulator runs the in-memory platform emulator on one
+// listener, for the demo and for developing configurations offline.
+//
+// The first line it prints on stdout is one JSON object with the three base
+// addresses, for scripts:
+//
+//	{"admin_url": "http://127.0.0.1:8080/api/v1", "platform_url": "http://127.0.0.1:8080", "publishing_url": "…"}
+//
+// Human-readable lines with the demo credentials follow. It stops cleanly on SIGINT
+// and SIGTERM.
+package main
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+)
+
+// shutdownTimeout bounds the wait for in-flight requests on a signal.
+const shutdownTimeout = 3 * time.Second
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	switch {
+	case err == nil:
+	case errors.Is(err, flag.ErrHelp):
+		os.Exit(0)
+	case errors.As(err, new(usageError)):
+		fmt.Fprintln(os.Stderr, "mediaplatform-emulator:", err)
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, "mediaplatform-emulator:", err)
+		os.Exit(1)
+	}
+}
+
+// usageError is a bad command line.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+// config is the parsed command line.
+type config struct {
+	listen            string
+	tls               bool
+	caCertFile        string
+	tokenLifetime     time.Duration
+	sessionIdle       time.Duration
+	renderDelay       time.Duration
+	publishingService string
+}
+
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("mediaplatform-emulator", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "`address` to listen on; port 0 picks a free port")
+	fs.BoolVar(&c.tls, "tls", false, "serve HTTPS with a self-signed certificate generated at start (for 127.0.0.1, ::1 and localhost)")
+	fs.StringVar(&c.caCertFile, "ca-cert-file", "", "with -tls, write the CA certificate (PEM) to this `path` before serving")
+	fs.DurationVar(&c.tokenLifetime, "token-lifetime", 900*time.Second, "lifetime of platform access tokens")
+	fs.DurationVar(&c.sessionIdle, "session-idle", 30*time.Minute, "idle expiry of administrator sessions")
+	fs.DurationVar(&c.renderDelay, "render-delay", 500*time.Millisecond, "time a score spends in each of pending and rendering; 0 for none")
+	fs.StringVar(&c.publishingService, "publishing-service", emulator.DefaultPublishingService, "publishing service `name` in publishing_url")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return c, err
+		}
+		return c, usageError{err.Error()}
+	}
+	switch {
+	case fs.NArg() > 0:
+		return c, usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	case c.caCertFile != "" && !c.tls:
+		return c, usageError{"-ca-cert-file needs -tls"}
+	case c.tokenLifetime <= 0:
+		return c, usageError{"-token-lifetime must be positive"}
+	case c.sessionIdle <= 0:
+		return c, usageError{"-session-idle must be positive"}
+	case c.renderDelay < 0:
+		return c, usageError{"-render-delay must not be negative"}
+	case c.publishingService == "" || strings.ContainsAny(c.publishingService, "/;?#% \t"):
+		return c, usageError{"-publishing-service must be a non-empty path segment without / ; ? # % or spaces"}
+	}
+	return c, nil
+}
+
+func (c config) options() emulator.Options {
+	o := emulator.Options{
+		PublishingService: c.publishingService,
+		TokenLifetime:     c.tokenLifetime,
+		SessionIdle:       c.sessionIdle,
+		RenderDelay:       c.renderDelay,
+	}
+	if o.RenderDelay == 0 {
+		o.RenderDelay = -1 // Options reads 0 as "default"; the flag's 0 means none
+	}
+	return o
+}
+
+// addresses is the first line of output.
+type addresses struct {
+	AdminURL      string `json:"admin_url"`
+	PlatformURL   string `json:"platform_url"`
+	PublishingURL string `json:"publishing_url"`
+}
+
+// run serves until ctx ends, then shuts the server down.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	emu := emulator.New(cfg.options())
+
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", cfg.listen)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	host, port, err := net.SplitHostPort(ln.Addr().String())
+	if err != nil {
+		return err
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1" // listening everywhere: advertise the loopback address
+	}
+
+	srv := &http.Server{
+		Handler:           emu,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          log.New(stderr, "mediaplatform-emulator: ", log.LstdFlags),
+	}
+	scheme := "http"
+	var caPEM []byte
+	if cfg.tls {
+		var cert tls.Certificate
+		cert, caPEM, err = selfSignedCertificate(host)
+		if err != nil {
+			return err
+		}
+		if cfg.caCertFile != "" {
+			// Written before the addresses are printed, so it is there for whoever reads them.
+			if err := os.WriteFile(cfg.caCertFile, caPEM, 0o644); err != nil {
+				return fmt.Errorf("writing -ca-cert-file: %w", err)
+			}
+		}
+		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		ln = tls.NewListener(ln, srv.TLSConfig)
+		scheme = "https"
+	}
+	base := scheme + "://" + net.JoinHostPort(host, port)
+
+	first, err := json.Marshal(addresses{
+		AdminURL:      emu.AdminURL(base),
+		PlatformURL:   emu.PlatformURL(base),
+		PublishingURL: emu.PublishingURL(base),
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(stdout, "%s\n", first); err != nil {
+		return err
+	}
+	printBanner(stdout, base, cfg, caPEM)
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		fmt.Fprintln(stderr, "mediaplatform-emulator: requests still running, closing:", err)
+		_ = srv.Close()
+	}
+	fmt.Fprintln(stderr, "mediaplatform-emulator: stopped")
+	return nil
+}
+
+func printBanner(w io.Writer, base string, cfg config, caPEM []byte) {
+	lines := []string{
+		"mediaplatform emulator serving on " + base + " (control surface " + base + "/_emulator/)",
+		"  admin API users:       admin / admin-secret        administrator",
+		"                         viewer / viewer-secret      no administrator rights (403 on /externalauth)",
+		"  platform users:        alice / alice-secret        administrator role",
+		"                         viewer / viewer-secret      regular user",
+		"  OAuth client:          terraform / terraform-secret",
+		fmt.Sprintf("  token lifetime %s, session idle %s, render delay %s", cfg.tokenLifetime, cfg.sessionIdle, cfg.renderDelay),
+	}
+	if caPEM != nil {
+		if cfg.caCertFile != "" {
+			lines = append(lines, "  CA certificate (also written to "+cfg.caCertFile+"):")
+		} else {
+			lines = append(lines, "  CA certificate:")
+		}
+		lines = append(lines, strings.TrimRight(string(caPEM), "\n"))
+	}
+	lines = append(lines, "Stop with Ctrl-C.")
+	_, _ = fmt.Fprintln(w, strings.Join(lines, "\n"))
+}
+
+// selfSignedCertificate returns a fresh ECDSA P-256 certificate for 127.0.0.1, ::1,
+// localhost and host, and its PEM. It is its own CA: clients trust the PEM.
+func selfSignedCertificate(host string) (tls.Certificate, []byte, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, nil, err
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
+	if err != nil {
+		return tls.Certificate{}, nil, err
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber:          serial,
+		Subject:               pkix.Name{CommonName: "mediaplatform-emulator", Organization: []string{"mediaplatform emulator"}},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(365 * 24 * time.Hour),
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+		DNSNames:              []string{"localhost"},
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		if !ip.IsLoopback() {
+			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
+		}
+	} else if host != "localhost" {
+		tmpl.DNSNames = append(tmpl.DNSNames, host)
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return tls.Certificate{}, nil, err
+	}
+	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return tls.Certificate{}, nil, err
+	}
+	cert, err := tls.X509KeyPair(certPEM, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}))
+	if err != nil {
+		return tls.Certificate{}, nil, err
+	}
+	return cert, certPEM, nil
+}
