@@ -1,0 +1,223 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// Session is the administrator session status (GET /checksession).
+type Session struct {
+	Valid     bool      `json:"valid"`
+	User      string    `json:"user"`
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// ExternalAuthentication is the administrator API's external authentication
+// settings document.
+type ExternalAuthentication struct {
+	// DomainName is the domain of external authentication (domainName).
+	DomainName string
+	// Enabled switches external authentication on or off
+	// (externalAuthenticationEnabled).
+	Enabled bool
+	// Servers are the numbered server sets serverN/portN/enabledN, in order.
+	Servers []AuthServer
+	// Raw is the document as the API returned it (ignored when writing).
+	Raw json.RawMessage
+}
+
+// AuthServer is one external authentication server.
+type AuthServer struct {
+	// Address is the host name or IP address (serverN).
+	Address string
+	// Port is the TCP port (portN, a decimal string on the wire).
+	Port int
+	// Enabled switches the entry on or off (enabledN; true when absent).
+	Enabled bool
+}
+
+// adminSession returns the shared administrator session, logging in when
+// there is none.
+func (c *Client) adminSession(ctx context.Context) (string, error) {
+	base, err := c.adminBase()
+	if err != nil {
+		return "", err
+	}
+	return c.session.get(ctx, func(ctx context.Context) (string, error) {
+		return c.adminLogin(ctx, base)
+	})
+}
+
+// adminLogin creates a session. A rejected login (401 INVALID_CREDENTIALS) is
+// not retried; a login lost in transit may be, since a spare session only
+// idles out.
+func (c *Client) adminLogin(ctx context.Context, base string) (string, error) {
+	var out struct {
+		Token string `json:"token"`
+	}
+	_, err := c.do(ctx, &request{
+		method: http.MethodPost,
+		url:    base + "/login",
+		form: url.Values{
+			"user": {c.cfg.AdminUsername},
+			"pass": {c.cfg.AdminPassword},
+			"r":    {"createsession"},
+		},
+		retrySafe: true,
+	}, &out)
+	if err == nil && out.Token == "" {
+		err = fmt.Errorf("the answer holds no token")
+	}
+	if err != nil {
+		return "", fmt.Errorf("administrator login to %s as %q failed: %w", base, c.cfg.AdminUsername, err)
+	}
+	logDebug(ctx, "administrator login succeeded", map[string]any{"user": c.cfg.AdminUsername})
+	return out.Token, nil
+}
+
+// logout ends an administrator session. A session the server no longer knows
+// (401) counts as logged out.
+func (c *Client) logout(ctx context.Context, session string) error {
+	base, err := c.adminBase()
+	if err != nil {
+		return err
+	}
+	_, err = c.do(ctx, &request{method: http.MethodGet, url: base + "/logout", auth: authSession, cred: session}, nil)
+	if err != nil && !IsUnauthorized(err) {
+		return fmt.Errorf("administrator logout failed: %w", err)
+	}
+	logDebug(ctx, "administrator session logged out", nil)
+	return nil
+}
+
+// CheckSession reports the status of the administrator session, logging in
+// first when the client holds none.
+func (c *Client) CheckSession(ctx context.Context) (*Session, error) {
+	base, err := c.adminBase()
+	if err != nil {
+		return nil, err
+	}
+	var out Session
+	if _, err := c.do(ctx, &request{method: http.MethodGet, url: base + "/checksession", auth: authAdmin}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetExternalAuthentication reads the external authentication settings.
+func (c *Client) GetExternalAuthentication(ctx context.Context) (*ExternalAuthentication, error) {
+	base, err := c.adminBase()
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.do(ctx, &request{method: http.MethodGet, url: base + "/externalauth", auth: authAdmin}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return parseExternalAuthentication(resp.body)
+}
+
+// PutExternalAuthentication replaces the external authentication settings
+// with s (server sets not given are removed) and returns the stored settings.
+func (c *Client) PutExternalAuthentication(ctx context.Context, s ExternalAuthentication) (*ExternalAuthentication, error) {
+	base, err := c.adminBase()
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.do(ctx, &request{method: http.MethodPut, url: base + "/externalauth", auth: authAdmin, body: s.document()}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return parseExternalAuthentication(resp.body)
+}
+
+// document returns the wire form with numbered server sets.
+func (s ExternalAuthentication) document() map[string]any {
+	doc := map[string]any{
+		"domainName":                    s.DomainName,
+		"externalAuthenticationEnabled": s.Enabled,
+	}
+	for i, srv := range s.Servers {
+		n := strconv.Itoa(i)
+		doc["server"+n] = srv.Address
+		doc["port"+n] = strconv.Itoa(srv.Port)
+		doc["enabled"+n] = srv.Enabled
+	}
+	return doc
+}
+
+var serverKey = regexp.MustCompile(`^server(0|[1-9][0-9]*)$`)
+
+// parseExternalAuthentication reads the settings document. Server sets are
+// collected by number, so a document with gaps still yields every server.
+func parseExternalAuthentication(body []byte) (*ExternalAuthentication, error) {
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return nil, fmt.Errorf("decoding external authentication settings: %w", err)
+	}
+	s := &ExternalAuthentication{Raw: json.RawMessage(body)}
+	if v, ok := doc["domainName"]; ok {
+		if err := json.Unmarshal(v, &s.DomainName); err != nil {
+			return nil, fmt.Errorf("decoding domainName: %w", err)
+		}
+	}
+	if v, ok := doc["externalAuthenticationEnabled"]; ok {
+		if err := json.Unmarshal(v, &s.Enabled); err != nil {
+			return nil, fmt.Errorf("decoding externalAuthenticationEnabled: %w", err)
+		}
+	}
+	var numbers []int
+	for k := range doc {
+		if m := serverKey.FindStringSubmatch(k); m != nil {
+			n, err := strconv.Atoi(m[1])
+			if err == nil {
+				numbers = append(numbers, n)
+			}
+		}
+	}
+	sort.Ints(numbers)
+	for _, n := range numbers {
+		idx := strconv.Itoa(n)
+		srv := AuthServer{Enabled: true}
+		if err := json.Unmarshal(doc["server"+idx], &srv.Address); err != nil {
+			return nil, fmt.Errorf("decoding server%s: %w", idx, err)
+		}
+		if v, ok := doc["port"+idx]; ok && string(v) != "null" {
+			port, err := parsePort(v)
+			if err != nil {
+				return nil, fmt.Errorf("decoding port%s: %w", idx, err)
+			}
+			srv.Port = port
+		}
+		if v, ok := doc["enabled"+idx]; ok && string(v) != "null" {
+			if err := json.Unmarshal(v, &srv.Enabled); err != nil {
+				return nil, fmt.Errorf("decoding enabled%s: %w", idx, err)
+			}
+		}
+		s.Servers = append(s.Servers, srv)
+	}
+	return s, nil
+}
+
+// parsePort accepts a port as a decimal string (the wire form) or a number.
+func parsePort(v json.RawMessage) (int, error) {
+	var str string
+	if err := json.Unmarshal(v, &str); err == nil {
+		if str == "" {
+			return 0, nil
+		}
+		return strconv.Atoi(str)
+	}
+	var n int
+	if err := json.Unmarshal(v, &n); err != nil {
+		return 0, fmt.Errorf("not a port: %s", v)
+	}
+	return n, nil
+}

@@ -1,0 +1,423 @@
+package client
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// AccessToken is a platform access token from the password grant.
+type AccessToken struct {
+	// Token is the opaque access token, sent as "Authorization: Bearer <Token>".
+	Token string
+	// TokenType is the token type, "Bearer".
+	TokenType string
+	// ExpiresAt is when the token stops working unless extended (zero when the
+	// platform did not say).
+	ExpiresAt time.Time
+
+	lifetime time.Duration // expires_in as granted or extended
+	links    *tokenLinks   // learned from the token information resource
+}
+
+// tokenLinks are the hrefs of a token's information resource.
+type tokenLinks struct {
+	extend  string
+	removal string
+}
+
+// authEndpoints are the token-flow hrefs found by discovery.
+type authEndpoints struct {
+	ropc      string // auth:ropc-default of the first oauth provider
+	tokenInfo string // auth:token named "current"
+}
+
+// identityProvider is an entry of the identity provider list.
+type identityProvider struct {
+	Kind  string `json:"kind"`
+	Links Links  `json:"_links"`
+}
+
+// tokenInfoDoc is the token information resource (B5, B6).
+type tokenInfoDoc struct {
+	ExpiresAt time.Time `json:"expiresAt"`
+	ExpiresIn *int64    `json:"expiresIn"`
+	Links     Links     `json:"_links"`
+}
+
+// basicCredential returns the application's basic credential: basic_token, or
+// base64(client_id:client_secret).
+func (c *Client) basicCredential() (string, error) {
+	if c.cfg.BasicToken != "" {
+		if c.cfg.ClientID != "" || c.cfg.ClientSecret != "" {
+			return "", errors.New("basic_token conflicts with client_id/client_secret: set either basic_token or both client_id and client_secret")
+		}
+		return strings.TrimSpace(strings.TrimPrefix(c.cfg.BasicToken, "Basic ")), nil
+	}
+	if c.cfg.ClientID == "" {
+		return "", &MissingSettingError{Setting: "client_id", EnvVar: EnvClientID,
+			Alternative: "or set basic_token (" + EnvBasicToken + ")"}
+	}
+	if c.cfg.ClientSecret == "" {
+		return "", &MissingSettingError{Setting: "client_secret", EnvVar: EnvClientSecret,
+			Alternative: "or set basic_token (" + EnvBasicToken + ") instead of client_id"}
+	}
+	return base64.StdEncoding.EncodeToString([]byte(c.cfg.ClientID + ":" + c.cfg.ClientSecret)), nil
+}
+
+// authEndpoints discovers the token-flow hrefs once per client.
+func (c *Client) authEndpoints(ctx context.Context) (*authEndpoints, error) {
+	base, err := c.platformBase()
+	if err != nil {
+		return nil, err
+	}
+	return c.discovery.get(ctx, func(ctx context.Context) (*authEndpoints, error) {
+		return c.discover(ctx, base)
+	})
+}
+
+// discover follows GET /auth to the identity providers and picks the first
+// oauth provider with a password-grant link.
+func (c *Client) discover(ctx context.Context, base string) (*authEndpoints, error) {
+	var root struct {
+		Links Links `json:"_links"`
+	}
+	resp, err := c.do(ctx, &request{method: http.MethodGet, url: base + "/auth"}, &root)
+	if err != nil {
+		return nil, fmt.Errorf("platform token discovery failed: %w", err)
+	}
+	idp, ok := root.Links.First("auth:identity-providers")
+	if !ok {
+		return nil, fmt.Errorf("platform token discovery failed: %s has no auth:identity-providers link", pathOf(resp.url))
+	}
+	tokenLink, ok := root.Links.Named("auth:token", "current")
+	if !ok {
+		return nil, fmt.Errorf("platform token discovery failed: %s has no auth:token link named current", pathOf(resp.url))
+	}
+	ep := &authEndpoints{}
+	if ep.tokenInfo, err = resolveHref(resp.url, tokenLink.Href); err != nil {
+		return nil, fmt.Errorf("platform token discovery failed: %w", err)
+	}
+	idpURL, err := resolveHref(resp.url, idp.Href)
+	if err != nil {
+		return nil, fmt.Errorf("platform token discovery failed: %w", err)
+	}
+
+	var list struct {
+		Embedded struct {
+			Providers oneOrMany[identityProvider] `json:"auth:identity-provider"`
+		} `json:"_embedded"`
+	}
+	resp, err = c.do(ctx, &request{method: http.MethodGet, url: idpURL}, &list)
+	if err != nil {
+		return nil, fmt.Errorf("platform token discovery failed: %w", err)
+	}
+	for _, p := range list.Embedded.Providers {
+		if p.Kind != "oauth" {
+			continue
+		}
+		if l, ok := p.Links.First("auth:ropc-default"); ok {
+			if ep.ropc, err = resolveHref(resp.url, l.Href); err != nil {
+				return nil, fmt.Errorf("platform token discovery failed: %w", err)
+			}
+			return ep, nil
+		}
+	}
+	return nil, fmt.Errorf("platform token discovery failed: no identity provider of kind oauth with an auth:ropc-default link at %s", pathOf(resp.url))
+}
+
+// grant runs the password grant and returns a new token.
+func (c *Client) grant(ctx context.Context) (*AccessToken, error) {
+	ep, err := c.authEndpoints(ctx)
+	if err != nil {
+		return nil, err
+	}
+	basic, err := c.basicCredential()
+	if err != nil {
+		return nil, err
+	}
+	var out struct {
+		AccessToken string `json:"access_token"`
+		TokenType   string `json:"token_type"`
+		ExpiresIn   int64  `json:"expires_in"`
+	}
+	start := time.Now()
+	resp, err := c.do(ctx, &request{
+		method: http.MethodPost,
+		url:    ep.ropc,
+		form: url.Values{
+			"grant_type": {"password"},
+			"username":   {c.cfg.Username},
+			"password":   {c.cfg.Password},
+		},
+		basic:  basic,
+		accept: "application/json",
+		// A duplicate grant only leaves a spare token that expires on its own.
+		retrySafe: true,
+	}, &out)
+	if err != nil {
+		var apiErr *APIError
+		if errors.As(err, &apiErr) && resp != nil {
+			if oauthErr := parseOAuthError(resp); oauthErr != nil {
+				return nil, oauthErr
+			}
+		}
+		return nil, fmt.Errorf("platform token request failed: %w", err)
+	}
+	if out.AccessToken == "" {
+		return nil, errors.New("platform token request failed: the answer holds no access_token")
+	}
+	tok := &AccessToken{Token: out.AccessToken, TokenType: out.TokenType}
+	if tok.TokenType == "" {
+		tok.TokenType = "Bearer"
+	}
+	if out.ExpiresIn > 0 {
+		tok.lifetime = time.Duration(out.ExpiresIn) * time.Second
+		tok.ExpiresAt = start.Add(tok.lifetime)
+	}
+	logDebug(ctx, "platform token granted", map[string]any{"user": c.cfg.Username, "expires_in": out.ExpiresIn})
+	return tok, nil
+}
+
+// parseOAuthError reads an RFC 6749 error body, or returns nil.
+func parseOAuthError(resp *response) *OAuthError {
+	var body struct {
+		Error       string `json:"error"`
+		Description string `json:"error_description"`
+	}
+	if err := json.Unmarshal(resp.body, &body); err != nil || body.Error == "" {
+		return nil //nolint:nilerr // not an OAuth error body: the caller reports the status instead
+	}
+	return &OAuthError{Status: resp.status, ErrorCode: body.Error, Description: body.Description}
+}
+
+// tokenLinksFor returns the extend and removal hrefs of tok, reading its
+// token information resource when they are not known yet.
+func (c *Client) tokenLinksFor(ctx context.Context, tok *AccessToken) (*tokenLinks, error) {
+	if tok.links != nil {
+		return tok.links, nil
+	}
+	ep, err := c.authEndpoints(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var info tokenInfoDoc
+	resp, err := c.do(ctx, &request{method: http.MethodGet, url: ep.tokenInfo, auth: authBearer, cred: tok.Token}, &info)
+	if err != nil {
+		return nil, fmt.Errorf("reading platform token information: %w", err)
+	}
+	links, err := linksFromInfo(resp, &info)
+	if err != nil {
+		return nil, err
+	}
+	c.token.setLinks(tok.Token, links)
+	return links, nil
+}
+
+func linksFromInfo(resp *response, info *tokenInfoDoc) (*tokenLinks, error) {
+	extend, ok1 := info.Links.First("auth-token:extend")
+	removal, ok2 := info.Links.First("auth-token:removal")
+	if !ok1 || !ok2 {
+		return nil, fmt.Errorf("platform token information at %s lacks the auth-token:extend or auth-token:removal link", pathOf(resp.url))
+	}
+	links := &tokenLinks{}
+	var err error
+	if links.extend, err = resolveHref(resp.url, extend.Href); err != nil {
+		return nil, err
+	}
+	if links.removal, err = resolveHref(resp.url, removal.Href); err != nil {
+		return nil, err
+	}
+	return links, nil
+}
+
+// extend extends tok and returns it with its new expiry.
+func (c *Client) extend(ctx context.Context, tok *AccessToken) (*AccessToken, error) {
+	links, err := c.tokenLinksFor(ctx, tok)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	var info tokenInfoDoc
+	resp, err := c.do(ctx, &request{
+		method: http.MethodPost, url: links.extend, auth: authBearer, cred: tok.Token,
+		// Extending twice only sets the same new expiry.
+		retrySafe: true,
+	}, &info)
+	if err != nil {
+		return nil, fmt.Errorf("extending platform token: %w", err)
+	}
+	next := *tok
+	switch {
+	case info.ExpiresIn != nil && *info.ExpiresIn > 0:
+		next.lifetime = time.Duration(*info.ExpiresIn) * time.Second
+		next.ExpiresAt = start.Add(next.lifetime)
+	case !info.ExpiresAt.IsZero():
+		next.ExpiresAt = info.ExpiresAt
+	case next.lifetime > 0:
+		next.ExpiresAt = start.Add(next.lifetime)
+	}
+	if l, err := linksFromInfo(resp, &info); err == nil {
+		next.links = l
+	}
+	logDebug(ctx, "platform token extended", map[string]any{"expires_at": next.ExpiresAt.Format(time.RFC3339)})
+	return &next, nil
+}
+
+// GrantAccessToken runs the password grant for a new access token of its own,
+// independent of the token the client uses for its calls. The caller owns it
+// and should remove it with RemoveAccessToken.
+func (c *Client) GrantAccessToken(ctx context.Context) (*AccessToken, error) {
+	return c.grant(c.logContext(ctx))
+}
+
+// ExtendAccessToken extends tok (which may carry only its Token) and returns
+// it with its new expiry. An expired token cannot be extended: the error then
+// satisfies IsUnauthorized, and a new token must be granted.
+func (c *Client) ExtendAccessToken(ctx context.Context, tok *AccessToken) (*AccessToken, error) {
+	if tok == nil || tok.Token == "" {
+		return nil, errors.New("extending platform token: no token given")
+	}
+	return c.extend(c.logContext(ctx), tok)
+}
+
+// RemoveAccessToken invalidates tok (which may carry only its Token). A token
+// that is already invalid or expired counts as removed.
+func (c *Client) RemoveAccessToken(ctx context.Context, tok *AccessToken) error {
+	if tok == nil || tok.Token == "" {
+		return nil
+	}
+	ctx = c.logContext(ctx)
+	links, err := c.tokenLinksFor(ctx, tok)
+	switch {
+	case IsUnauthorized(err):
+		return nil // the token is already invalid
+	case err != nil:
+		return fmt.Errorf("removing platform token: %w", err)
+	}
+	_, err = c.do(ctx, &request{method: http.MethodDelete, url: links.removal, auth: authBearer, cred: tok.Token}, nil)
+	if err != nil && !IsUnauthorized(err) && !IsNotFound(err) {
+		return fmt.Errorf("removing platform token: %w", err)
+	}
+	logDebug(ctx, "platform token removed", nil)
+	return nil
+}
+
+// tokenManager holds the platform token shared by all calls of a client. One
+// goroutine at a time grants or extends it; the others keep using the current
+// token while it is valid, or wait for the new one.
+type tokenManager struct {
+	mu     sync.Mutex
+	cur    *AccessToken
+	call   *flight[*AccessToken]
+	closed bool
+}
+
+// get returns a usable token: the current one while more than a third of its
+// lifetime is left, else an extended one, else a fresh grant.
+func (m *tokenManager) get(ctx context.Context, c *Client) (*AccessToken, error) {
+	for {
+		m.mu.Lock()
+		if m.closed {
+			m.mu.Unlock()
+			return nil, ErrClosed
+		}
+		cur := m.cur
+		var remaining time.Duration
+		if cur != nil {
+			remaining = time.Until(cur.ExpiresAt)
+			if cur.lifetime <= 0 || remaining > cur.lifetime/3 || (m.call != nil && remaining > 0) {
+				m.mu.Unlock()
+				return cur, nil
+			}
+		}
+		if f := m.call; f != nil {
+			m.mu.Unlock()
+			tok, err := f.wait(ctx)
+			if err != nil && leaderGaveUp(err, ctx) {
+				continue
+			}
+			return tok, err
+		}
+		f := &flight[*AccessToken]{done: make(chan struct{})}
+		m.call = f
+		m.mu.Unlock()
+
+		var tok *AccessToken
+		var err error
+		if cur != nil && remaining > 0 {
+			if tok, err = c.extend(ctx, cur); err != nil {
+				logDebug(ctx, "platform token extension failed, granting a new token", map[string]any{"error": err.Error()})
+				tok = nil
+			}
+		}
+		if tok == nil && ctx.Err() == nil {
+			tok, err = c.grant(ctx)
+		}
+		if tok == nil && err == nil {
+			err = ctx.Err()
+		}
+		f.val, f.err = tok, err
+
+		m.mu.Lock()
+		if err == nil {
+			m.cur = tok
+		}
+		m.call = nil
+		m.mu.Unlock()
+		close(f.done)
+		return tok, err
+	}
+}
+
+// invalidate forgets the current token if it is still token (rejected by the
+// server), so that the next get grants a new one.
+func (m *tokenManager) invalidate(token string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cur != nil && m.cur.Token == token {
+		m.cur = nil
+	}
+}
+
+// setLinks records the links of the current token.
+func (m *tokenManager) setLinks(token string, links *tokenLinks) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cur != nil && m.cur.Token == token && m.cur.links == nil {
+		next := *m.cur
+		next.links = links
+		m.cur = &next
+	}
+}
+
+// peek returns the current token without acquiring one.
+func (m *tokenManager) peek() *AccessToken {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.cur
+}
+
+// closeAndTake makes later gets fail with ErrClosed, waits (bounded by ctx)
+// for a grant in progress and hands over the current token, if any.
+func (m *tokenManager) closeAndTake(ctx context.Context) (*AccessToken, bool) {
+	m.mu.Lock()
+	m.closed = true
+	f := m.call
+	m.mu.Unlock()
+	if f != nil {
+		_, _ = f.wait(ctx)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	tok := m.cur
+	m.cur = nil
+	return tok, tok != nil
+}

@@ -1,0 +1,347 @@
+// Package client is the HTTP client for the media platform: the administrator
+// API (session login and external authentication settings), the platform token
+// flow (HAL discovery and the OAuth 2.0 password grant), the score publishing
+// API, the service registry, commands and data models.
+//
+// The package knows nothing of Terraform. One Client is safe for concurrent use:
+// it holds at most one administrator session and one platform access token,
+// each acquired lazily by the first call that needs it and shared by every
+// goroutine (single-flight). Every HTTP exchange goes through one request
+// helper that retries transient failures, honours Retry-After, maps error
+// bodies to *APIError and logs through the tflog subsystem "mediaplatform_client"
+// without ever logging a credential, a token or a viewer URL.
+//
+// Call Close when the client is no longer needed: it logs the administrator
+// session out and removes the platform token.
+package client
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+// Environment variables that ApplyEnv reads. Each names the provider setting
+// of the same name.
+const (
+	EnvAdminURL          = "MEDIAPLATFORM_ADMIN_URL"
+	EnvAdminUsername     = "MEDIAPLATFORM_ADMIN_USERNAME"
+	EnvAdminPassword     = "MEDIAPLATFORM_ADMIN_PASSWORD"
+	EnvPlatformURL       = "MEDIAPLATFORM_PLATFORM_URL"
+	EnvClientID          = "MEDIAPLATFORM_CLIENT_ID"
+	EnvClientSecret      = "MEDIAPLATFORM_CLIENT_SECRET"
+	EnvBasicToken        = "MEDIAPLATFORM_BASIC_TOKEN"
+	EnvUsername          = "MEDIAPLATFORM_USERNAME"
+	EnvPassword          = "MEDIAPLATFORM_PASSWORD"
+	EnvPublishingURL     = "MEDIAPLATFORM_PUBLISHING_URL"
+	EnvPublishingService = "MEDIAPLATFORM_PUBLISHING_SERVICE"
+	EnvRegistryURL       = "MEDIAPLATFORM_REGISTRY_URL"
+)
+
+// Defaults applied by New to zero-valued Config fields.
+const (
+	DefaultPublishingService = "media.publishing"
+	DefaultRequestTimeout    = 30 * time.Second
+	DefaultMaxRetries        = 4
+	DefaultRetryWaitMin      = 200 * time.Millisecond
+	DefaultRetryWaitMax      = 5 * time.Second
+)
+
+// NoRetries is the Config.MaxRetries value that disables retries (the zero
+// value selects DefaultMaxRetries).
+const NoRetries = -1
+
+// Config holds the provider settings. Empty fields are allowed: a setting is
+// only checked when a call needs it, and its absence is then reported as a
+// *MissingSettingError.
+type Config struct {
+	// AdminURL is the administrator API base address (spec {base_url}), e.g.
+	// https://host/api/v1.
+	AdminURL string
+	// AdminUsername and AdminPassword log in to the administrator API.
+	AdminUsername string
+	AdminPassword string
+
+	// PlatformURL is the platform host (spec {platform_host}) serving the token
+	// flow, the registry, commands and data models.
+	PlatformURL string
+	// ClientID and ClientSecret form the application's basic credential for
+	// the password grant. BasicToken is the same credential pre-encoded
+	// (base64 of "id:secret"); it conflicts with ClientID/ClientSecret.
+	ClientID     string
+	ClientSecret string
+	BasicToken   string
+	// Username and Password are the platform user of the password grant.
+	Username string
+	Password string
+
+	// PublishingURL is the full score API address. When empty it is derived
+	// from AdminURL as {AdminURL}/apis/{PublishingService};version=2;realm=global.
+	PublishingURL string
+	// PublishingService is the publishing service name (default
+	// DefaultPublishingService).
+	PublishingService string
+	// RegistryURL overrides the service registry address (default
+	// {PlatformURL}/apis/registry;version=0/serviceroots).
+	RegistryURL string
+
+	// CACertPEM adds PEM-encoded CA certificates to the system roots.
+	CACertPEM string
+	// InsecureSkipVerify disables TLS certificate verification.
+	InsecureSkipVerify bool
+
+	// RequestTimeout bounds every single HTTP attempt (default
+	// DefaultRequestTimeout).
+	RequestTimeout time.Duration
+	// MaxRetries is the number of retries after a transient failure: 0 selects
+	// DefaultMaxRetries, NoRetries (any negative value) disables retries.
+	MaxRetries int
+	// RetryWaitMin and RetryWaitMax bound the exponential backoff between
+	// retries when the server gives no Retry-After (defaults DefaultRetryWaitMin
+	// and DefaultRetryWaitMax).
+	RetryWaitMin time.Duration
+	RetryWaitMax time.Duration
+
+	// Version is the provider version, sent in the User-Agent
+	// terraform-provider-mediaplatform/<Version>.
+	Version string
+
+	// Transport replaces the HTTP transport (tests). When set, CACertPEM and
+	// InsecureSkipVerify are not applied to it.
+	Transport http.RoundTripper
+}
+
+// ApplyEnv fills every empty string setting from its environment variable, so
+// that explicit configuration wins. A nil getenv reads the process environment.
+func (c *Config) ApplyEnv(getenv func(string) string) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	for _, f := range []struct {
+		field *string
+		env   string
+	}{
+		{&c.AdminURL, EnvAdminURL},
+		{&c.AdminUsername, EnvAdminUsername},
+		{&c.AdminPassword, EnvAdminPassword},
+		{&c.PlatformURL, EnvPlatformURL},
+		{&c.ClientID, EnvClientID},
+		{&c.ClientSecret, EnvClientSecret},
+		{&c.BasicToken, EnvBasicToken},
+		{&c.Username, EnvUsername},
+		{&c.Password, EnvPassword},
+		{&c.PublishingURL, EnvPublishingURL},
+		{&c.PublishingService, EnvPublishingService},
+		{&c.RegistryURL, EnvRegistryURL},
+	} {
+		if *f.field == "" {
+			*f.field = getenv(f.env)
+		}
+	}
+}
+
+// Client talks to one platform deployment. It is safe for concurrent use.
+type Client struct {
+	cfg       Config
+	userAgent string
+	http      *retryablehttp.Client
+
+	session   lazy[string]         // administrator session token
+	token     tokenManager         // shared platform access token
+	discovery lazy[*authEndpoints] // hrefs of the token flow
+	registry  lazy[*serviceRoots]  // service registry document
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// ErrClosed is returned by calls made after Close.
+var ErrClosed = errors.New("mediaplatform client is closed")
+
+// New returns a client for cfg. It contacts nothing: every login happens on
+// the first call that needs it. It fails only on settings that can never work,
+// such as a malformed CA certificate or an unparsable address.
+func New(cfg Config) (*Client, error) {
+	if cfg.PublishingService == "" {
+		cfg.PublishingService = DefaultPublishingService
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	switch {
+	case cfg.MaxRetries == 0:
+		cfg.MaxRetries = DefaultMaxRetries
+	case cfg.MaxRetries < 0:
+		cfg.MaxRetries = 0
+	}
+	if cfg.RetryWaitMin <= 0 {
+		cfg.RetryWaitMin = DefaultRetryWaitMin
+	}
+	if cfg.RetryWaitMax <= 0 {
+		cfg.RetryWaitMax = DefaultRetryWaitMax
+	}
+	if cfg.RetryWaitMax < cfg.RetryWaitMin {
+		cfg.RetryWaitMax = cfg.RetryWaitMin
+	}
+	for _, u := range []struct{ name, value string }{
+		{"admin_url", cfg.AdminURL},
+		{"platform_url", cfg.PlatformURL},
+		{"publishing_url", cfg.PublishingURL},
+		{"registry_url", cfg.RegistryURL},
+	} {
+		if u.value == "" {
+			continue
+		}
+		p, err := url.Parse(u.value)
+		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			return nil, fmt.Errorf("%s %q is not an absolute http or https address", u.name, u.value)
+		}
+	}
+
+	transport := cfg.Transport
+	if transport == nil {
+		t := &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true}
+		if def, ok := http.DefaultTransport.(*http.Transport); ok {
+			t = def.Clone() // keeps the standard dial, TLS handshake and idle timeouts
+		}
+		// Many concurrent Terraform operations share one host; keep their
+		// connections instead of redialling.
+		t.MaxIdleConnsPerHost = 32
+		tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12}
+		if cfg.CACertPEM != "" {
+			pool, err := x509.SystemCertPool()
+			if err != nil || pool == nil {
+				pool = x509.NewCertPool()
+			}
+			if !pool.AppendCertsFromPEM([]byte(cfg.CACertPEM)) {
+				return nil, errors.New("ca_cert_pem holds no valid PEM-encoded certificate")
+			}
+			tlsConfig.RootCAs = pool
+		}
+		if cfg.InsecureSkipVerify {
+			tlsConfig.InsecureSkipVerify = true //nolint:gosec // explicitly requested by the user
+		}
+		t.TLSClientConfig = tlsConfig
+		transport = t
+	}
+
+	version := cfg.Version
+	if version == "" {
+		version = "dev"
+	}
+	c := &Client{
+		cfg:       cfg,
+		userAgent: "terraform-provider-mediaplatform/" + version,
+	}
+	c.http = &retryablehttp.Client{
+		HTTPClient: &http.Client{
+			Transport: &loggingTransport{next: transport},
+			Timeout:   cfg.RequestTimeout,
+		},
+		RetryWaitMin:   cfg.RetryWaitMin,
+		RetryWaitMax:   cfg.RetryWaitMax,
+		RetryMax:       cfg.MaxRetries,
+		CheckRetry:     checkRetry,
+		Backoff:        backoff,
+		ErrorHandler:   retryablehttp.PassthroughErrorHandler,
+		RequestLogHook: countAttempt,
+	}
+	return c, nil
+}
+
+// Close logs the administrator session out and removes the platform access
+// token, if the client holds them. It waits for a login in progress, is
+// bounded by ctx and is idempotent: later calls return the first result, and
+// every other call made after Close returns ErrClosed.
+func (c *Client) Close(ctx context.Context) error {
+	c.closeOnce.Do(func() {
+		ctx = c.logContext(ctx)
+		var wg sync.WaitGroup
+		var adminErr, tokenErr error
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			if session, ok := c.session.closeAndTake(ctx); ok {
+				adminErr = c.logout(ctx, session)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			if tok, ok := c.token.closeAndTake(ctx); ok {
+				tokenErr = c.RemoveAccessToken(ctx, tok)
+			}
+		}()
+		wg.Wait()
+		c.closeErr = errors.Join(adminErr, tokenErr)
+	})
+	return c.closeErr
+}
+
+// adminBase returns the administrator API address or the error naming the
+// first missing administrator setting.
+func (c *Client) adminBase() (string, error) {
+	switch {
+	case c.cfg.AdminURL == "":
+		return "", &MissingSettingError{Setting: "admin_url", EnvVar: EnvAdminURL}
+	case c.cfg.AdminUsername == "":
+		return "", &MissingSettingError{Setting: "admin_username", EnvVar: EnvAdminUsername}
+	case c.cfg.AdminPassword == "":
+		return "", &MissingSettingError{Setting: "admin_password", EnvVar: EnvAdminPassword}
+	}
+	return strings.TrimRight(c.cfg.AdminURL, "/"), nil
+}
+
+// platformBase returns the platform address after checking every setting the
+// password grant needs.
+func (c *Client) platformBase() (string, error) {
+	switch {
+	case c.cfg.PlatformURL == "":
+		return "", &MissingSettingError{Setting: "platform_url", EnvVar: EnvPlatformURL}
+	case c.cfg.Username == "":
+		return "", &MissingSettingError{Setting: "username", EnvVar: EnvUsername}
+	case c.cfg.Password == "":
+		return "", &MissingSettingError{Setting: "password", EnvVar: EnvPassword}
+	}
+	if _, err := c.basicCredential(); err != nil {
+		return "", err
+	}
+	return strings.TrimRight(c.cfg.PlatformURL, "/"), nil
+}
+
+// PublishingURL returns the score API address: publishing_url, or the address
+// derived from admin_url and publishing_service. The matrix parameters
+// ";version=2;realm=global" are kept unescaped.
+func (c *Client) PublishingURL() (string, error) {
+	if c.cfg.PublishingURL != "" {
+		return strings.TrimRight(c.cfg.PublishingURL, "/"), nil
+	}
+	if c.cfg.AdminURL == "" {
+		return "", &MissingSettingError{
+			Setting: "publishing_url", EnvVar: EnvPublishingURL,
+			Alternative: "or set admin_url (" + EnvAdminURL + ") to derive it",
+		}
+	}
+	return strings.TrimRight(c.cfg.AdminURL, "/") + "/apis/" + c.cfg.PublishingService + ";version=2;realm=global", nil
+}
+
+// RegistryURL returns the service registry address: registry_url, or the
+// default address under platform_url.
+func (c *Client) RegistryURL() (string, error) {
+	if c.cfg.RegistryURL != "" {
+		return c.cfg.RegistryURL, nil
+	}
+	if c.cfg.PlatformURL == "" {
+		return "", &MissingSettingError{Setting: "platform_url", EnvVar: EnvPlatformURL}
+	}
+	return strings.TrimRight(c.cfg.PlatformURL, "/") + "/apis/registry;version=0/serviceroots", nil
+}

@@ -1,0 +1,159 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// MissingSettingError reports a provider setting that a call needs and that is
+// neither configured nor set in its environment variable.
+type MissingSettingError struct {
+	// Setting is the provider attribute, e.g. "admin_url".
+	Setting string
+	// EnvVar is the environment variable that can supply it.
+	EnvVar string
+	// Alternative optionally names another way to satisfy the requirement.
+	Alternative string
+}
+
+// Error names the setting and its environment variable.
+func (e *MissingSettingError) Error() string {
+	msg := fmt.Sprintf("missing provider setting %q: set it in the provider configuration or in the environment variable %s", e.Setting, e.EnvVar)
+	if e.Alternative != "" {
+		msg += ", " + e.Alternative
+	}
+	return msg
+}
+
+// APIError is an error answer of the platform, parsed from its
+// application/problem+json body when there is one.
+type APIError struct {
+	// Status is the HTTP status code.
+	Status int
+	// Code is the message code, shaped <namespace>/<NAME>, e.g.
+	// "publishing/NOT_FOUND". It is empty when the body was not a problem
+	// document.
+	Code string
+	// Message is the human-readable error text.
+	Message string
+	// Params holds the parameters of the message, e.g. "field" for BAD_ARGUMENT.
+	Params map[string]any
+	// Method and Path identify the request (the path never carries a query).
+	Method string
+	Path   string
+}
+
+// Error gives the request, the status, the code and the message.
+func (e *APIError) Error() string {
+	var b strings.Builder
+	if e.Method != "" {
+		fmt.Fprintf(&b, "%s %s: ", e.Method, e.Path)
+	}
+	fmt.Fprintf(&b, "HTTP %d", e.Status)
+	if e.Code != "" {
+		b.WriteString(" " + e.Code)
+	}
+	if e.Message != "" {
+		b.WriteString(": " + e.Message)
+	}
+	return b.String()
+}
+
+// Name returns the NAME part of Code (e.g. "NOT_FOUND").
+func (e *APIError) Name() string {
+	if i := strings.LastIndex(e.Code, "/"); i >= 0 {
+		return e.Code[i+1:]
+	}
+	return e.Code
+}
+
+// OAuthError is an error answer of the OAuth 2.0 token endpoint (RFC 6749
+// section 5.2), e.g. invalid_grant for a wrong user name or password.
+type OAuthError struct {
+	// Status is the HTTP status code.
+	Status int
+	// ErrorCode is the body's "error" field, e.g. "invalid_client".
+	ErrorCode string
+	// Description is the body's "error_description" field, if any.
+	Description string
+}
+
+// Error gives the status, the OAuth error code and its description.
+func (e *OAuthError) Error() string {
+	msg := fmt.Sprintf("platform token request failed: HTTP %d %s", e.Status, e.ErrorCode)
+	if e.Description != "" {
+		msg += ": " + e.Description
+	}
+	switch e.ErrorCode {
+	case "invalid_client":
+		msg += " (check client_id/client_secret or basic_token)"
+	case "invalid_grant":
+		msg += " (check username and password)"
+	}
+	return msg
+}
+
+// UnknownOutcomeError reports a request that may have taken effect although no
+// clean answer arrived (a timeout, a dropped or reset connection after the
+// request was sent). It is returned instead of retrying a call that is not
+// safe to repeat.
+type UnknownOutcomeError struct {
+	// Method and Path identify the request.
+	Method string
+	Path   string
+	// Detail says what may have happened, e.g. "the score may have been created".
+	Detail string
+	// Err is the transport error.
+	Err error
+}
+
+// Error says that the outcome is unknown and what may have happened.
+func (e *UnknownOutcomeError) Error() string {
+	detail := e.Detail
+	if detail == "" {
+		detail = "the request may have taken effect"
+	}
+	return fmt.Sprintf("%s %s: no answer, outcome unknown (%s): %v", e.Method, e.Path, detail, e.Err)
+}
+
+// Unwrap returns the transport error.
+func (e *UnknownOutcomeError) Unwrap() error { return e.Err }
+
+// statusOf returns the HTTP status carried by err's chain, or 0.
+func statusOf(err error) int {
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.Status
+	}
+	var oauthErr *OAuthError
+	if errors.As(err, &oauthErr) {
+		return oauthErr.Status
+	}
+	return 0
+}
+
+// IsNotFound reports whether err (or an error it wraps) is a 404 answer.
+func IsNotFound(err error) bool { return statusOf(err) == http.StatusNotFound }
+
+// IsConflict reports whether err (or an error it wraps) is a 409 answer, such
+// as a score alias already in use.
+func IsConflict(err error) bool { return statusOf(err) == http.StatusConflict }
+
+// IsUnauthorized reports whether err (or an error it wraps) is a 401 answer:
+// wrong credentials, or a token or session that is missing or expired.
+func IsUnauthorized(err error) bool { return statusOf(err) == http.StatusUnauthorized }
+
+// IsForbidden reports whether err (or an error it wraps) is a 403 answer.
+func IsForbidden(err error) bool { return statusOf(err) == http.StatusForbidden }
+
+// IsBadArgument reports whether err (or an error it wraps) is a 400 answer.
+func IsBadArgument(err error) bool { return statusOf(err) == http.StatusBadRequest }
+
+// IsUnknownOutcome reports whether err (or an error it wraps) is an
+// *UnknownOutcomeError.
+func IsUnknownOutcome(err error) bool {
+	var u *UnknownOutcomeError
+	return errors.As(err, &u)
+}

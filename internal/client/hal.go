@@ -1,0 +1,77 @@
+package client
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// Link is a HAL link object.
+type Link struct {
+	Href      string `json:"href"`
+	Name      string `json:"name,omitempty"`
+	Templated bool   `json:"templated,omitempty"`
+	Title     string `json:"title,omitempty"`
+}
+
+// Links are the HAL links of a resource by relation. Every relation is read
+// as an array; a relation given as a single object (such as "self") becomes
+// an array of one.
+type Links map[string][]Link
+
+// UnmarshalJSON accepts each relation as an array or a single object.
+func (l *Links) UnmarshalJSON(b []byte) error {
+	var m map[string]oneOrMany[Link]
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	*l = make(Links, len(m))
+	for rel, links := range m {
+		(*l)[rel] = links
+	}
+	return nil
+}
+
+// First returns the first link of relation rel.
+func (l Links) First(rel string) (Link, bool) {
+	if links := l[rel]; len(links) > 0 {
+		return links[0], true
+	}
+	return Link{}, false
+}
+
+// Named returns the link of relation rel with the given name.
+func (l Links) Named(rel, name string) (Link, bool) {
+	for _, link := range l[rel] {
+		if link.Name == name {
+			return link, true
+		}
+	}
+	return Link{}, false
+}
+
+// oneOrMany decodes a JSON array of T, or a single T as an array of one.
+type oneOrMany[T any] []T
+
+// UnmarshalJSON accepts an array, a single value or null.
+func (o *oneOrMany[T]) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case len(b) == 0 || bytes.Equal(b, []byte("null")):
+		*o = nil
+		return nil
+	case b[0] == '[':
+		var many []T
+		if err := json.Unmarshal(b, &many); err != nil {
+			return err
+		}
+		*o = many
+		return nil
+	default:
+		var one T
+		if err := json.Unmarshal(b, &one); err != nil {
+			return err
+		}
+		*o = []T{one}
+		return nil
+	}
+}

@@ -1,0 +1,101 @@
+package client
+
+import (
+	"context"
+	"encoding/base64"
+	"net/http"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+// LogSubsystem is the tflog subsystem the client logs to. Its level can be set
+// with the environment variable TF_LOG_PROVIDER_MEDIAPLATFORM_CLIENT.
+const LogSubsystem = "mediaplatform_client"
+
+// sensitiveLogKeys are field names whose values are always masked. The client
+// never logs such fields; the mask protects against future mistakes.
+var sensitiveLogKeys = []string{
+	"token", "access_token", "accessToken", "session", "password", "pass",
+	"client_secret", "basic_token", "authorization", "Authorization",
+	"cookie", "Cookie", "set-cookie", "Set-Cookie", "viewer_url", "viewerUrl",
+}
+
+// logContext sets up the client's log subsystem on ctx, masking the
+// configured secrets and the credentials currently held. Without a root
+// logger on ctx (outside Terraform) logging is a no-op.
+func (c *Client) logContext(ctx context.Context) context.Context {
+	ctx = tflog.NewSubsystem(ctx, LogSubsystem, tflog.WithLevelFromEnv("TF_LOG_PROVIDER_MEDIAPLATFORM", "CLIENT"))
+	ctx = tflog.SubsystemMaskFieldValuesWithFieldKeys(ctx, LogSubsystem, sensitiveLogKeys...)
+	if secrets := c.secretStrings(); len(secrets) > 0 {
+		ctx = tflog.SubsystemMaskAllFieldValuesStrings(ctx, LogSubsystem, secrets...)
+		ctx = tflog.SubsystemMaskMessageStrings(ctx, LogSubsystem, secrets...)
+	}
+	return ctx
+}
+
+// secretStrings lists every non-empty secret the client knows of.
+func (c *Client) secretStrings() []string {
+	candidates := []string{c.cfg.AdminPassword, c.cfg.ClientSecret, c.cfg.BasicToken, c.cfg.Password}
+	if c.cfg.ClientID != "" && c.cfg.ClientSecret != "" {
+		candidates = append(candidates, base64.StdEncoding.EncodeToString([]byte(c.cfg.ClientID+":"+c.cfg.ClientSecret)))
+	}
+	if s, ok := c.session.peek(); ok {
+		candidates = append(candidates, s)
+	}
+	if t := c.token.peek(); t != nil {
+		candidates = append(candidates, t.Token)
+	}
+	out := candidates[:0]
+	for _, s := range candidates {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// maskCredential adds a credential acquired during a call to the masks of
+// its log context.
+func maskCredential(ctx context.Context, cred string) context.Context {
+	if cred == "" {
+		return ctx
+	}
+	ctx = tflog.SubsystemMaskAllFieldValuesStrings(ctx, LogSubsystem, cred)
+	return tflog.SubsystemMaskMessageStrings(ctx, LogSubsystem, cred)
+}
+
+func logDebug(ctx context.Context, msg string, fields map[string]any) {
+	tflog.SubsystemDebug(ctx, LogSubsystem, msg, fields)
+}
+
+// loggingTransport logs every HTTP attempt: method, host, path (never the
+// query), status, duration and attempt number. It never logs headers or
+// bodies, which carry credentials, tokens and viewer URLs.
+type loggingTransport struct {
+	next http.RoundTripper
+}
+
+// RoundTrip performs and logs one HTTP attempt.
+func (t *loggingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	start := time.Now()
+	resp, err := t.next.RoundTrip(req)
+	fields := map[string]any{
+		"method":      req.Method,
+		"host":        req.URL.Host,
+		"path":        pathOf(req.URL),
+		"duration_ms": float64(time.Since(start).Microseconds()) / 1000,
+	}
+	if info := attemptFrom(ctx); info != nil {
+		fields["attempt"] = info.attempt
+	}
+	if err != nil {
+		fields["error"] = err.Error()
+		logDebug(ctx, "HTTP request failed", fields)
+		return resp, err
+	}
+	fields["status"] = resp.StatusCode
+	logDebug(ctx, "HTTP request", fields)
+	return resp, nil
+}

@@ -1,0 +1,403 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+// maxBodyBytes bounds how much of a response body is read.
+const maxBodyBytes = 64 << 20
+
+const acceptJSON = "application/json, application/hal+json, application/problem+json"
+
+// authMode says which credential a request carries.
+type authMode int
+
+const (
+	authNone     authMode = iota
+	authAdmin             // the shared administrator session, header "token"
+	authPlatform          // the shared platform access token, Bearer
+	authBearer            // an explicit access token (request.cred), Bearer
+	authSession           // an explicit administrator session (request.cred), header "token"
+)
+
+// request describes one API call for Client.do.
+type request struct {
+	method string
+	url    string // absolute, without query
+	query  url.Values
+	body   any        // sent as JSON when non-nil
+	form   url.Values // sent as a form when non-nil
+	auth   authMode
+	cred   string // credential for authBearer and authSession
+	basic  string // value after "Basic " of the Authorization header
+	accept string // Accept header; default acceptJSON
+	// retrySafe marks a non-idempotent call whose repetition is harmless, so
+	// that connection errors, 502 and 504 are retried as for a GET.
+	retrySafe bool
+	// outcomeDetail completes an *UnknownOutcomeError for this call.
+	outcomeDetail string
+}
+
+// response is a complete HTTP answer.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+	url    *url.URL // address of the request, for resolving relative hrefs
+}
+
+// do runs r with the credential it needs, retrying once with a fresh login
+// when the shared session or token is rejected with 401. A 2xx body is decoded
+// into out (when non-nil); any other status becomes an *APIError.
+func (c *Client) do(ctx context.Context, r *request, out any) (*response, error) {
+	ctx = c.logContext(ctx)
+	for attempt := 1; ; attempt++ {
+		var cred string
+		switch r.auth {
+		case authAdmin:
+			s, err := c.adminSession(ctx)
+			if err != nil {
+				return nil, err
+			}
+			cred = s
+		case authPlatform:
+			t, err := c.token.get(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			cred = t.Token
+		case authBearer, authSession:
+			cred = r.cred
+		}
+
+		resp, err := c.send(maskCredential(ctx, cred), r, cred)
+		if err != nil {
+			return nil, err
+		}
+		if resp.status == http.StatusUnauthorized && attempt == 1 && (r.auth == authAdmin || r.auth == authPlatform) {
+			// The credential expired or was invalidated: drop it (unless another
+			// goroutine already replaced it), log in again once and retry.
+			logDebug(ctx, "credential rejected, logging in again", map[string]any{
+				"method": r.method, "path": pathOf(resp.url),
+			})
+			if r.auth == authAdmin {
+				c.session.resetIf(func(s string) bool { return s == cred })
+			} else {
+				c.token.invalidate(cred)
+			}
+			continue
+		}
+		if resp.status < 200 || resp.status > 299 {
+			apiErr := parseAPIError(r.method, resp)
+			logDebug(ctx, "API error", map[string]any{
+				"method": r.method, "path": apiErr.Path, "status": apiErr.Status, "code": apiErr.Code,
+			})
+			if !r.retrySafe && !idempotent(r.method) &&
+				(resp.status == http.StatusBadGateway || resp.status == http.StatusGatewayTimeout) {
+				// A gateway that gave up may have forwarded the request already.
+				return resp, &UnknownOutcomeError{Method: r.method, Path: apiErr.Path, Detail: r.outcomeDetail, Err: apiErr}
+			}
+			return resp, apiErr
+		}
+		if out != nil && len(bytes.TrimSpace(resp.body)) > 0 {
+			if err := json.Unmarshal(resp.body, out); err != nil {
+				return resp, fmt.Errorf("%s %s: decoding response: %w", r.method, pathOf(resp.url), err)
+			}
+		}
+		return resp, nil
+	}
+}
+
+// attemptInfo carries per-call state through the retry loop (in the request
+// context), so that the shared retry policy can tell calls apart.
+type attemptInfo struct {
+	retrySafe bool
+	attempt   int
+	body      []byte
+	bodyRead  bool
+}
+
+type attemptKey struct{}
+
+func attemptFrom(ctx context.Context) *attemptInfo {
+	info, _ := ctx.Value(attemptKey{}).(*attemptInfo)
+	return info
+}
+
+// send performs one logical HTTP exchange (with transport-level retries) and
+// reads the whole response.
+func (c *Client) send(ctx context.Context, r *request, cred string) (*response, error) {
+	u, err := url.Parse(r.url)
+	if err != nil {
+		return nil, fmt.Errorf("invalid address %q: %w", r.url, err)
+	}
+	if len(r.query) > 0 {
+		u.RawQuery = r.query.Encode()
+	}
+	path := pathOf(u)
+
+	var body any
+	contentType := ""
+	switch {
+	case r.body != nil:
+		b, err := json.Marshal(r.body)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: encoding request: %w", r.method, path, err)
+		}
+		body, contentType = b, "application/json"
+	case r.form != nil:
+		body, contentType = []byte(r.form.Encode()), "application/x-www-form-urlencoded"
+	}
+
+	info := &attemptInfo{retrySafe: r.retrySafe || idempotent(r.method)}
+	ctx = context.WithValue(ctx, attemptKey{}, info)
+	req, err := retryablehttp.NewRequestWithContext(ctx, r.method, u.String(), body)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", r.method, path, err)
+	}
+	req.Header.Set("User-Agent", c.userAgent)
+	if r.accept != "" {
+		req.Header.Set("Accept", r.accept)
+	} else {
+		req.Header.Set("Accept", acceptJSON)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	switch {
+	case r.basic != "":
+		req.Header.Set("Authorization", "Basic "+r.basic)
+	case r.auth == authAdmin || r.auth == authSession:
+		req.Header.Set("token", cred)
+	case r.auth == authPlatform || r.auth == authBearer:
+		req.Header.Set("Authorization", "Bearer "+cred)
+	}
+	// Read the body inside the retry loop, so that a connection dropped while
+	// the answer arrives is retried like any other connection error.
+	req.SetResponseHandler(func(resp *http.Response) error {
+		defer resp.Body.Close()
+		b, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes))
+		info.body, info.bodyRead = b, err == nil
+		return err
+	})
+
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		if resp != nil && !info.bodyRead {
+			resp.Body.Close()
+		}
+		var urlErr *url.Error
+		if errors.As(err, &urlErr) {
+			err = urlErr.Err // its message repeats the whole address
+		}
+		if !info.retrySafe && !isDialError(err) {
+			return nil, &UnknownOutcomeError{Method: r.method, Path: path, Detail: r.outcomeDetail, Err: err}
+		}
+		return nil, fmt.Errorf("%s %s: %w", r.method, path, err)
+	}
+	if !info.bodyRead {
+		// Retries ran out on a retryable status; the handler did not run.
+		b, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes))
+		resp.Body.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: reading response: %w", r.method, path, err)
+		}
+		info.body = b
+	}
+	return &response{status: resp.StatusCode, header: resp.Header, body: info.body, url: u}, nil
+}
+
+// idempotent reports whether repeating a request with method m is harmless.
+func idempotent(m string) bool {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodOptions:
+		return true
+	}
+	return false
+}
+
+// checkRetry is the retry policy: 429 and 503 are always retried (the
+// contract guarantees they come before any effect); connection errors, 502
+// and 504 only for calls that are safe to repeat, except a failed dial, which
+// never reached the server.
+func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	info := attemptFrom(ctx)
+	safe := info != nil && info.retrySafe
+	if err != nil {
+		if ctx.Err() != nil || !transient(err) {
+			return false, err
+		}
+		retry := safe || isDialError(err)
+		if retry {
+			logDebug(ctx, "retryable connection error", map[string]any{"error": err.Error()})
+		}
+		return retry, err
+	}
+	retry := false
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		retry = true
+	case http.StatusBadGateway, http.StatusGatewayTimeout:
+		retry = safe
+	}
+	if retry {
+		logDebug(ctx, "retryable status", map[string]any{
+			"status": resp.StatusCode, "retry_after": resp.Header.Get("Retry-After"),
+		})
+	}
+	return retry, nil
+}
+
+// transient reports whether a transport error may go away on its own.
+func transient(err error) bool {
+	var unknownAuthority x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var verification *tls.CertificateVerificationError
+	var recordHeader tls.RecordHeaderError
+	switch {
+	case errors.As(err, &unknownAuthority), errors.As(err, &hostname), errors.As(err, &invalid),
+		errors.As(err, &verification), errors.As(err, &recordHeader):
+		return false
+	case strings.Contains(err.Error(), "unsupported protocol scheme"),
+		strings.Contains(err.Error(), "stopped after"): // too many redirects
+		return false
+	}
+	return true
+}
+
+// isDialError reports whether err happened while connecting, before anything
+// was sent.
+func isDialError(err error) bool {
+	var opErr *net.OpError
+	return errors.As(err, &opErr) && opErr.Op == "dial"
+}
+
+// backoff waits as the server asks with Retry-After on 429 and 503, and
+// otherwise exponentially from min to max with jitter (half to full delay).
+func backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
+	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
+		if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+			return d
+		}
+	}
+	d := maxWait
+	if attempt < 30 {
+		if e := minWait << attempt; e > 0 && e < maxWait {
+			d = e
+		}
+	}
+	half := d / 2
+	return half + rand.N(d-half+1)
+}
+
+// parseRetryAfter reads a Retry-After value in seconds or as an HTTP date.
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if s, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if s < 0 {
+			return 0, false
+		}
+		return time.Duration(s) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d, true
+		}
+		return 0, true
+	}
+	return 0, false
+}
+
+// countAttempt records the attempt number for the request log.
+func countAttempt(_ retryablehttp.Logger, req *http.Request, i int) {
+	if info := attemptFrom(req.Context()); info != nil {
+		info.attempt = i + 1
+	}
+}
+
+// problem is the application/problem+json error body.
+type problem struct {
+	Code    string         `json:"code"`
+	Message string         `json:"message"`
+	Params  map[string]any `json:"params"`
+	Status  int            `json:"status"`
+}
+
+// parseAPIError turns a non-2xx answer into an *APIError.
+func parseAPIError(method string, resp *response) *APIError {
+	e := &APIError{Status: resp.status, Method: method, Path: pathOf(resp.url)}
+	var p problem
+	if isJSON(resp.header.Get("Content-Type")) && json.Unmarshal(resp.body, &p) == nil && (p.Code != "" || p.Message != "") {
+		e.Code, e.Message, e.Params = p.Code, p.Message, p.Params
+		return e
+	}
+	e.Message = http.StatusText(resp.status)
+	if text := strings.TrimSpace(string(resp.body)); text != "" && !isJSON(resp.header.Get("Content-Type")) &&
+		!strings.HasPrefix(strings.ToLower(resp.header.Get("Content-Type")), "text/html") {
+		if len(text) > 200 {
+			text = text[:200] + "…"
+		}
+		e.Message += ": " + text
+	}
+	return e
+}
+
+// isJSON reports whether a Content-Type is JSON (application/json or a +json
+// type such as application/problem+json).
+func isJSON(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return false
+	}
+	return mt == "application/json" || strings.HasSuffix(mt, "+json")
+}
+
+// pathOf returns the path of u for messages and logs: never the query.
+func pathOf(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	if p := u.EscapedPath(); p != "" {
+		return p
+	}
+	return "/"
+}
+
+// resolveHref resolves a possibly relative href against the document address.
+func resolveHref(base *url.URL, href string) (string, error) {
+	ref, err := url.Parse(href)
+	if err != nil {
+		return "", fmt.Errorf("invalid href %q: %w", href, err)
+	}
+	if base == nil {
+		if !ref.IsAbs() {
+			return "", fmt.Errorf("relative href %q without a base address", href)
+		}
+		return ref.String(), nil
+	}
+	return base.ResolveReference(ref).String(), nil
+}
