@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"log"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
@@ -13,6 +14,11 @@ import (
 
 // version is set by the release build (goreleaser ldflags).
 var version = "dev"
+
+// closeTimeout bounds the logout at the end of the process. Terraform stops a provider
+// with a graceful shutdown and kills it about 2 s later, so the logout must finish
+// well within that.
+const closeTimeout = 1500 * time.Millisecond
 
 func main() {
 	var debug bool
@@ -23,7 +29,16 @@ func main() {
 		Address: "registry.terraform.io/mediaplatform/mediaplatform",
 		Debug:   debug,
 	})
+
+	// Serve returns when Terraform shuts the provider down: log out the administrator
+	// sessions and remove the platform tokens this process acquired.
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	closeErr := provider.CloseAll(ctx)
+	cancel()
 	if err != nil {
 		log.Fatal(err)
+	}
+	if closeErr != nil {
+		log.Printf("[WARN] closing the platform sessions: %v", closeErr)
 	}
 }

@@ -3,14 +3,36 @@ package provider
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"regexp"
+	"sync"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
+	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
 )
 
-var _ provider.Provider = (*mediaplatformProvider)(nil)
+var (
+	_ provider.Provider                       = (*mediaplatformProvider)(nil)
+	_ provider.ProviderWithEphemeralResources = (*mediaplatformProvider)(nil)
+	_ provider.ProviderWithFunctions          = (*mediaplatformProvider)(nil)
+)
 
 // New returns a constructor for the provider at the given version.
 func New(version string) func() provider.Provider {
@@ -19,9 +41,44 @@ func New(version string) func() provider.Provider {
 	}
 }
 
+// mediaplatformProvider holds the one client of this provider instance, created by
+// the first Configure and handed to every resource, data source and ephemeral resource.
 type mediaplatformProvider struct {
 	version string
+
+	mu     sync.Mutex
+	config client.Config
+	client *client.Client
 }
+
+// providerModel maps the provider configuration block.
+type providerModel struct {
+	AdminURL           types.String `tfsdk:"admin_url"`
+	AdminUsername      types.String `tfsdk:"admin_username"`
+	AdminPassword      types.String `tfsdk:"admin_password"`
+	PlatformURL        types.String `tfsdk:"platform_url"`
+	ClientID           types.String `tfsdk:"client_id"`
+	ClientSecret       types.String `tfsdk:"client_secret"`
+	BasicToken         types.String `tfsdk:"basic_token"`
+	Username           types.String `tfsdk:"username"`
+	Password           types.String `tfsdk:"password"`
+	PublishingURL      types.String `tfsdk:"publishing_url"`
+	PublishingService  types.String `tfsdk:"publishing_service"`
+	RegistryURL        types.String `tfsdk:"registry_url"`
+	CACertPEM          types.String `tfsdk:"ca_cert_pem"`
+	InsecureSkipVerify types.Bool   `tfsdk:"insecure_skip_verify"`
+	RequestTimeout     types.String `tfsdk:"request_timeout"`
+	MaxRetries         types.Int64  `tfsdk:"max_retries"`
+}
+
+// Provider defaults. The provider schema cannot carry defaults, so Configure applies them.
+const (
+	defaultRequestTimeout = "30s"
+	defaultMaxRetries     = 4
+	maxMaxRetries         = 10
+)
+
+var serviceNamePattern = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 
 func (p *mediaplatformProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
 	resp.TypeName = "mediaplatform"
@@ -29,18 +86,318 @@ func (p *mediaplatformProvider) Metadata(_ context.Context, _ provider.MetadataR
 }
 
 func (p *mediaplatformProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	urlValidators := []validator.String{absoluteURL()}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Manages the media platform's administrator settings, scores and views, and reads its commands and data models.",
+		MarkdownDescription: "Manages the media platform's administrator settings, scores and views, and reads its commands and data models.\n\n" +
+			"Every argument can also be set through the environment variable named in its description; a value in the " +
+			"configuration wins. Configuring the provider contacts nothing: the provider logs in on the first operation " +
+			"that needs the administrator API or the platform, and logs out when Terraform ends it.",
+		Attributes: map[string]schema.Attribute{
+			"admin_url": schema.StringAttribute{
+				MarkdownDescription: "Base address of the administrator API, ending in its version-1 segment, e.g. `https://host/api/v1`. " +
+					"Needed by `mediaplatform_external_authentication`, and to derive `publishing_url`. Environment variable: `" + client.EnvAdminURL + "`.",
+				Optional:   true,
+				Validators: urlValidators,
+			},
+			"admin_username": schema.StringAttribute{
+				MarkdownDescription: "User name for the administrator API login. Environment variable: `" + client.EnvAdminUsername + "`.",
+				Optional:            true,
+			},
+			"admin_password": schema.StringAttribute{
+				MarkdownDescription: "Password for the administrator API login. Environment variable: `" + client.EnvAdminPassword + "`.",
+				Optional:            true,
+				Sensitive:           true,
+			},
+			"platform_url": schema.StringAttribute{
+				MarkdownDescription: "Address of the platform host serving the token flow, the service registry, commands and data models, " +
+					"e.g. `https://host`. Needed by every object that uses a platform access token (scores, views). " +
+					"Environment variable: `" + client.EnvPlatformURL + "`.",
+				Optional:   true,
+				Validators: urlValidators,
+			},
+			"client_id": schema.StringAttribute{
+				MarkdownDescription: "Application (OAuth client) identifier for the password grant. Use it with `client_secret`, " +
+					"or set `basic_token` instead. Environment variable: `" + client.EnvClientID + "`.",
+				Optional: true,
+			},
+			"client_secret": schema.StringAttribute{
+				MarkdownDescription: "Application (OAuth client) secret for the password grant. Environment variable: `" + client.EnvClientSecret + "`.",
+				Optional:            true,
+				Sensitive:           true,
+			},
+			"basic_token": schema.StringAttribute{
+				MarkdownDescription: "The application credential already encoded for HTTP Basic authentication (base64 of `client_id:client_secret`). " +
+					"Conflicts with `client_id` and `client_secret`. Environment variable: `" + client.EnvBasicToken + "`.",
+				Optional:  true,
+				Sensitive: true,
+				Validators: []validator.String{
+					stringvalidator.ConflictsWith(path.MatchRoot("client_id"), path.MatchRoot("client_secret")),
+				},
+			},
+			"username": schema.StringAttribute{
+				MarkdownDescription: "Platform user for the password grant. Environment variable: `" + client.EnvUsername + "`.",
+				Optional:            true,
+			},
+			"password": schema.StringAttribute{
+				MarkdownDescription: "Password of the platform user. Environment variable: `" + client.EnvPassword + "`.",
+				Optional:            true,
+				Sensitive:           true,
+			},
+			"publishing_url": schema.StringAttribute{
+				MarkdownDescription: "Full address of the score publishing API. When unset it is derived from `admin_url` as " +
+					"`{admin_url}/apis/{publishing_service};version=2;realm=global`. Environment variable: `" + client.EnvPublishingURL + "`.",
+				Optional:   true,
+				Validators: urlValidators,
+			},
+			"publishing_service": schema.StringAttribute{
+				MarkdownDescription: "Name of the publishing service used to derive `publishing_url`; default `" + client.DefaultPublishingService +
+					"`. Ignored when `publishing_url` is set. Environment variable: `" + client.EnvPublishingService + "`.",
+				Optional: true,
+				Validators: []validator.String{
+					stringvalidator.RegexMatches(serviceNamePattern, "must be a service name of letters, digits, '.', '_' and '-'"),
+				},
+			},
+			"registry_url": schema.StringAttribute{
+				MarkdownDescription: "Address of the service registry's service roots, overriding the default " +
+					"`{platform_url}/apis/registry;version=0/serviceroots`. Environment variable: `" + client.EnvRegistryURL + "`.",
+				Optional:   true,
+				Validators: urlValidators,
+			},
+			"ca_cert_pem": schema.StringAttribute{
+				MarkdownDescription: "PEM-encoded CA certificates trusted in addition to the system's, for platforms with a private certificate authority.",
+				Optional:            true,
+			},
+			"insecure_skip_verify": schema.BoolAttribute{
+				MarkdownDescription: "Skip TLS certificate verification. Default `false`; only for throw-away test installations.",
+				Optional:            true,
+			},
+			"request_timeout": schema.StringAttribute{
+				MarkdownDescription: "Time limit of every single HTTP request, as a duration such as `30s` or `2m`. Default `" + defaultRequestTimeout + "`.",
+				Optional:            true,
+				Validators:          []validator.String{positiveDuration()},
+			},
+			"max_retries": schema.Int64Attribute{
+				MarkdownDescription: fmt.Sprintf("How many times a request that failed transiently (429, 503, and for idempotent "+
+					"requests 502, 504 and connection errors) is retried, with backoff and honouring `Retry-After`. "+
+					"From 0 (no retries) to %d; default %d.", maxMaxRetries, defaultMaxRetries),
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.Between(0, maxMaxRetries)},
+			},
+		},
 	}
 }
 
-func (p *mediaplatformProvider) Configure(context.Context, provider.ConfigureRequest, *provider.ConfigureResponse) {
+// Configure builds the client from the configuration and the environment. It makes no
+// request, and a value unknown at plan time is left out (neither it nor its environment
+// variable is used): an object that needs it then reports it as missing.
+func (p *mediaplatformProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var data providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &data)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	cfg, ignoredEnv := configFromModel(data)
+	cfg.Version = p.version
+	cfg.ApplyEnv(func(name string) string {
+		if ignoredEnv[name] {
+			return ""
+		}
+		return os.Getenv(name)
+	})
+
+	c, err := p.clientFor(cfg)
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to configure the mediaplatform provider",
+			"The provider configuration holds a setting that can never work. Correct it and run Terraform again.\n\nError: "+err.Error())
+		return
+	}
+	if len(ignoredEnv) > 0 {
+		tflog.Debug(ctx, "Provider configured without some environment variables", map[string]any{"ignored_environment_variables": len(ignoredEnv)})
+	}
+	resp.DataSourceData = c
+	resp.ResourceData = c
+	resp.EphemeralResourceData = c
+}
+
+// configFromModel turns the known configuration values into a client.Config. It also
+// returns the environment variables that must not fill in the rest: those of settings
+// whose value is unknown (the configuration gives it later), and those of the other
+// form of the application credential when the configuration sets one form (config
+// wins, and basic_token conflicts with client_id/client_secret).
+func configFromModel(data providerModel) (client.Config, map[string]bool) {
+	cfg := client.Config{}
+	ignoredEnv := map[string]bool{}
+	if !data.BasicToken.IsNull() {
+		ignoredEnv[client.EnvClientID], ignoredEnv[client.EnvClientSecret] = true, true
+	}
+	if !data.ClientID.IsNull() || !data.ClientSecret.IsNull() {
+		ignoredEnv[client.EnvBasicToken] = true
+	}
+	for _, s := range []struct {
+		value types.String
+		field *string
+		env   string
+	}{
+		{data.AdminURL, &cfg.AdminURL, client.EnvAdminURL},
+		{data.AdminUsername, &cfg.AdminUsername, client.EnvAdminUsername},
+		{data.AdminPassword, &cfg.AdminPassword, client.EnvAdminPassword},
+		{data.PlatformURL, &cfg.PlatformURL, client.EnvPlatformURL},
+		{data.ClientID, &cfg.ClientID, client.EnvClientID},
+		{data.ClientSecret, &cfg.ClientSecret, client.EnvClientSecret},
+		{data.BasicToken, &cfg.BasicToken, client.EnvBasicToken},
+		{data.Username, &cfg.Username, client.EnvUsername},
+		{data.Password, &cfg.Password, client.EnvPassword},
+		{data.PublishingURL, &cfg.PublishingURL, client.EnvPublishingURL},
+		{data.PublishingService, &cfg.PublishingService, client.EnvPublishingService},
+		{data.RegistryURL, &cfg.RegistryURL, client.EnvRegistryURL},
+		{data.CACertPEM, &cfg.CACertPEM, ""},
+	} {
+		if s.value.IsUnknown() {
+			if s.env != "" {
+				ignoredEnv[s.env] = true
+			}
+			continue
+		}
+		*s.field = s.value.ValueString()
+	}
+	cfg.InsecureSkipVerify = data.InsecureSkipVerify.ValueBool()
+
+	// The validators accept only positive durations; a value unknown now uses the default.
+	timeout, err := time.ParseDuration(data.RequestTimeout.ValueString())
+	if data.RequestTimeout.IsNull() || data.RequestTimeout.IsUnknown() || err != nil || timeout <= 0 {
+		timeout, _ = time.ParseDuration(defaultRequestTimeout)
+	}
+	cfg.RequestTimeout = timeout
+
+	retries := int64(defaultMaxRetries)
+	if !data.MaxRetries.IsNull() && !data.MaxRetries.IsUnknown() {
+		retries = data.MaxRetries.ValueInt64()
+	}
+	cfg.MaxRetries = int(retries)
+	if retries == 0 {
+		// The client reads 0 as "its default"; the user asked for none.
+		cfg.MaxRetries = client.NoRetries
+	}
+	return cfg, ignoredEnv
+}
+
+// clientFor returns the provider instance's client, creating and registering it on
+// first use. Terraform configures an instance once; should it configure it again with
+// different settings, a new client is created (the old one is closed with the rest).
+func (p *mediaplatformProvider) clientFor(cfg client.Config) (*client.Client, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.client != nil && reflect.DeepEqual(p.config, cfg) {
+		return p.client, nil
+	}
+	c, err := client.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	register(c)
+	p.config, p.client = cfg, c
+	return c, nil
 }
 
 func (p *mediaplatformProvider) Resources(context.Context) []func() resource.Resource {
-	return nil
+	return []func() resource.Resource{
+		NewExternalAuthenticationResource,
+		NewScoreResource,
+		NewScoreViewResource,
+	}
 }
 
 func (p *mediaplatformProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return nil
+	return append(scoreDataSources(), modelDataSources()...)
+}
+
+func (p *mediaplatformProvider) EphemeralResources(context.Context) []func() ephemeral.EphemeralResource {
+	return ephemeralResources()
+}
+
+func (p *mediaplatformProvider) Functions(context.Context) []func() function.Function {
+	return []func() function.Function{
+		NewLocalizedLabelFunction,
+		NewEvaluateExpressionFunction,
+	}
+}
+
+// Clients created by this process, closed by CloseAll when the process ends.
+var (
+	registryMu sync.Mutex
+	registry   []*client.Client
+)
+
+func register(c *client.Client) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	registry = append(registry, c)
+}
+
+// CloseAll closes every client this process created, concurrently and within ctx: each
+// logs out its administrator session and removes its platform token. The main function
+// calls it when the plugin server returns, that is when Terraform shuts the provider
+// down. Closed clients leave the registry, so a second call does nothing.
+func CloseAll(ctx context.Context) error {
+	registryMu.Lock()
+	clients := registry
+	registry = nil
+	registryMu.Unlock()
+
+	errs := make([]error, len(clients))
+	var wg sync.WaitGroup
+	for i, c := range clients {
+		wg.Go(func() { errs[i] = c.Close(ctx) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// clientFromProviderData returns the client handed over by Configure. A nil
+// providerData means the provider is not configured yet (Terraform validates
+// configurations before configuring), which is not an error.
+func clientFromProviderData(providerData any, diags *diag.Diagnostics) *client.Client {
+	if providerData == nil {
+		return nil
+	}
+	c, ok := providerData.(*client.Client)
+	if !ok {
+		diags.AddError("Unexpected provider data",
+			fmt.Sprintf("Expected *client.Client, got %T. This is a bug in the provider; please report it.", providerData))
+		return nil
+	}
+	return c
+}
+
+// addClientError adds the diagnostic for a failed platform call. summary names the
+// operation ("Unable to publish score"); detail names the object and what to do. A
+// missing setting and a failed login get a detail of their own, since the remedy is in
+// the provider configuration, not in the object.
+func addClientError(diags *diag.Diagnostics, summary, detail string, err error) {
+	var missing *client.MissingSettingError
+	var oauthErr *client.OAuthError
+	switch {
+	case errors.As(err, &missing):
+		msg := fmt.Sprintf("The provider setting %q is needed here and is not set. Set it in the provider configuration or in the "+
+			"environment variable %s", missing.Setting, missing.EnvVar)
+		if missing.Alternative != "" {
+			msg += ", " + missing.Alternative
+		}
+		diags.AddError(summary, msg+". A value that the configuration only knows after apply counts as unset during plan.\n\nError: "+err.Error())
+	case errors.As(err, &oauthErr):
+		diags.AddError(summary, "The platform login (the password grant for the platform user `username`) was refused. "+
+			"Check username, password and the application credential (client_id/client_secret or basic_token).\n\nError: "+err.Error())
+	case isAdminLoginError(err):
+		diags.AddError(summary, "The administrator API login (admin_username/admin_password at admin_url) was refused. "+
+			"Check admin_username and admin_password.\n\nError: "+err.Error())
+	default:
+		diags.AddError(summary, detail+"\n\nError: "+err.Error())
+	}
+}
+
+// isAdminLoginError reports whether err is the administrator API refusing a login.
+func isAdminLoginError(err error) bool {
+	var apiErr *client.APIError
+	return errors.As(err, &apiErr) && apiErr.Code == "admin/INVALID_CREDENTIALS"
 }

@@ -1,0 +1,253 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+)
+
+// TestAccProviderBinary runs the real provider binary under the real Terraform CLI, as
+// a user does: through a dev_overrides CLI configuration, one provider process per
+// Terraform phase, each ended by Terraform's graceful shutdown. It proves that every
+// process logs out its administrator session and removes its platform token when it
+// ends, shows the warnings users read, and records the requests each command costs.
+func TestAccProviderBinary(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	terraformPath, err := exec.LookPath("terraform")
+	if err != nil {
+		t.Skip("terraform is not on PATH")
+	}
+	t.Parallel()
+
+	pluginDir := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(pluginDir, "terraform-provider-mediaplatform"),
+		"github.com/mediaplatform/terraform-provider-mediaplatform")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the provider: %v\n%s", err, out)
+	}
+	cliConfig := filepath.Join(t.TempDir(), "terraform.rc")
+	writeFile(t, cliConfig, fmt.Sprintf(`provider_installation {
+  dev_overrides {
+    "registry.terraform.io/mediaplatform/mediaplatform" = %q
+  }
+  direct {}
+}
+`, pluginDir))
+	newWorkspace := func(t *testing.T, emu *testEmulator, resources string) *workspace {
+		w := &workspace{t: t, terraform: terraformPath, dir: t.TempDir(), cliConfig: cliConfig, emu: emu}
+		w.write(resources)
+		return w
+	}
+
+	t.Run("logout after every command", func(t *testing.T) {
+		t.Parallel()
+		emu := newTestEmulator(t)
+		w := newWorkspace(t, emu, `
+resource "mediaplatform_external_authentication" "test" {
+  domain_name = "CORP"
+  enabled     = true
+}
+resource "mediaplatform_score" "test" {
+  score_url = "https://cdn.example/scores/a.sib"
+}
+resource "mediaplatform_score_view" "test" {
+  score = mediaplatform_score.test.id
+}
+`)
+		for i, args := range [][]string{
+			{"plan"},
+			{"apply", "-auto-approve"},
+			{"plan"},
+			{"destroy", "-auto-approve"},
+		} {
+			before := emu.Stats()
+			w.run(args...)
+			after := emu.Stats()
+			if after.LiveSessions != 0 || after.LiveTokens != 0 {
+				t.Errorf("after terraform %s: %d live admin sessions and %d live platform tokens, want 0 and 0",
+					args[0], after.LiveSessions, after.LiveTokens)
+			}
+			// The first plan has nothing to refresh and must not log in; every later
+			// command logs in both ways, so the zero counts above are logouts.
+			switch n := after.Logins["admin"] - before.Logins["admin"]; {
+			case i == 0 && after.TotalRequests() != 0:
+				t.Errorf("planning new objects made %d requests, want none", after.TotalRequests())
+			case i > 0 && (n == 0 || after.Logins["oauth"] == before.Logins["oauth"]):
+				t.Errorf("terraform %s did not log in both ways (admin %d, oauth %d); the test proves nothing",
+					args[0], n, after.Logins["oauth"]-before.Logins["oauth"])
+			}
+		}
+	})
+
+	t.Run("request counts", func(t *testing.T) {
+		t.Parallel()
+		for _, c := range []struct{ name, config string }{
+			{"mediaplatform_external_authentication", `
+resource "mediaplatform_external_authentication" "test" {
+  domain_name = "CORP"
+  enabled     = true
+  servers     = [{ address = "dc1.corp.example", port = 389 }]
+}
+`},
+			{"mediaplatform_score", `
+resource "mediaplatform_score" "test" {
+  score_url = "https://cdn.example/scores/a.sib"
+  score_id  = "counted"
+}
+`},
+			{"mediaplatform_score_view", `
+resource "mediaplatform_score_view" "test" {
+  score = "existing"
+}
+`},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				t.Parallel()
+				emu := newTestEmulator(t)
+				if c.name == "mediaplatform_score_view" {
+					publishTestScore(t, emu, "existing")
+				}
+				w := newWorkspace(t, emu, c.config)
+				for _, step := range []struct {
+					what string
+					args []string
+				}{
+					{"create (terraform apply)", []string{"apply", "-auto-approve"}},
+					{"refresh (terraform plan)", []string{"plan"}},
+					{"destroy (terraform destroy)", []string{"destroy", "-auto-approve"}},
+				} {
+					before := emu.Stats()
+					w.run(step.args...)
+					after := emu.Stats()
+					t.Logf("%s %s: %d requests %s", c.name, step.what,
+						after.TotalRequests()-before.TotalRequests(), requestDelta(before, after))
+					if after.LiveSessions != 0 || after.LiveTokens != 0 {
+						t.Errorf("after %s: %d live sessions, %d live tokens; want 0", step.what, after.LiveSessions, after.LiveTokens)
+					}
+				}
+			})
+		}
+	})
+
+	t.Run("retain warns and keeps the settings", func(t *testing.T) {
+		t.Parallel()
+		emu := newTestEmulator(t)
+		w := newWorkspace(t, emu, `
+resource "mediaplatform_external_authentication" "test" {
+  domain_name     = "CORP"
+  enabled         = true
+  deletion_policy = "retain"
+}
+`)
+		w.run("apply", "-auto-approve")
+		out := w.run("destroy", "-auto-approve")
+		if !errorPattern("Warning: External authentication settings retained", "left unchanged on the platform").MatchString(out) {
+			t.Errorf("destroy output lacks the retain warning:\n%s", out)
+		}
+		if err := expectSettings(t, emu, client.ExternalAuthentication{DomainName: "CORP", Enabled: true}); err != nil {
+			t.Error(err)
+		}
+	})
+
+	t.Run("view renewal says why", func(t *testing.T) {
+		t.Parallel()
+		emu := newTestEmulator(t)
+		publishTestScore(t, emu, "existing")
+		w := newWorkspace(t, emu, `
+resource "mediaplatform_score_view" "test" {
+  score        = "existing"
+  expires_in   = 60
+  renew_before = "10m"
+}
+`)
+		w.run("apply", "-auto-approve")
+		out := w.run("plan")
+		for _, want := range []*regexp.Regexp{
+			errorPattern("mediaplatform_score_view.test must be replaced"),
+			errorPattern("expires_at", "# forces replacement"),
+			errorPattern("Warning: Score view will be replaced", `of score "existing" expires in`, "less than renew_before (10m)"),
+		} {
+			if !want.MatchString(out) {
+				t.Errorf("plan output lacks %q:\n%s", want, out)
+			}
+		}
+	})
+}
+
+// workspace is a Terraform working directory using the built provider.
+type workspace struct {
+	t         *testing.T
+	terraform string
+	dir       string
+	cliConfig string
+	emu       *testEmulator
+}
+
+func (w *workspace) write(resources string) {
+	writeFile(w.t, filepath.Join(w.dir, "main.tf"), `
+terraform {
+  required_providers {
+    mediaplatform = {
+      source = "mediaplatform/mediaplatform"
+    }
+  }
+}
+`+w.emu.providerConfig()+resources)
+}
+
+// run runs terraform with args and returns its combined output; a failure fails the test.
+func (w *workspace) run(args ...string) string {
+	w.t.Helper()
+	args = append(args, "-no-color", "-input=false")
+	cmd := exec.CommandContext(context.Background(), w.terraform, args...)
+	cmd.Dir = w.dir
+	cmd.Env = append(cleanEnv(), "TF_CLI_CONFIG_FILE="+w.cliConfig, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		w.t.Fatalf("terraform %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// cleanEnv is the process environment without the variables that would change what
+// Terraform or the provider do (a developer's TF_* settings, MEDIAPLATFORM_* defaults).
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "TF_") || strings.HasPrefix(kv, "MEDIAPLATFORM_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+func writeFile(t *testing.T, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(name, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// requestDelta formats the per-route request counts between two snapshots.
+func requestDelta(before, after emulator.Stats) string {
+	var parts []string
+	for _, route := range slices.Sorted(maps.Keys(after.Requests)) {
+		if n := after.Requests[route] - before.Requests[route]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s=%d", route, n))
+		}
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}

@@ -1,0 +1,255 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
+)
+
+var (
+	_ resource.Resource                = (*externalAuthenticationResource)(nil)
+	_ resource.ResourceWithConfigure   = (*externalAuthenticationResource)(nil)
+	_ resource.ResourceWithImportState = (*externalAuthenticationResource)(nil)
+)
+
+// NewExternalAuthenticationResource returns the mediaplatform_external_authentication resource.
+func NewExternalAuthenticationResource() resource.Resource {
+	return &externalAuthenticationResource{}
+}
+
+type externalAuthenticationResource struct {
+	client *client.Client
+}
+
+// externalAuthenticationID is the id of the singleton settings.
+const externalAuthenticationID = "external-authentication"
+
+// Deletion policies of mediaplatform_external_authentication.
+const (
+	deletionPolicyDisable = "disable"
+	deletionPolicyRetain  = "retain"
+)
+
+// maxAuthServers is the number of numbered server sets the admin API accepts.
+const maxAuthServers = 8
+
+type externalAuthenticationModel struct {
+	ID             types.String      `tfsdk:"id"`
+	DomainName     types.String      `tfsdk:"domain_name"`
+	Enabled        types.Bool        `tfsdk:"enabled"`
+	Servers        []authServerModel `tfsdk:"servers"`
+	DeletionPolicy types.String      `tfsdk:"deletion_policy"`
+}
+
+type authServerModel struct {
+	Address types.String `tfsdk:"address"`
+	Port    types.Int64  `tfsdk:"port"`
+	Enabled types.Bool   `tfsdk:"enabled"`
+}
+
+func (r *externalAuthenticationResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_external_authentication"
+}
+
+func (r *externalAuthenticationResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The administrator API's external authentication settings (a singleton). Creating the resource adopts " +
+			"the settings the platform has and replaces them with the configured ones; every refresh reads them back, so " +
+			"changes made outside Terraform show as drift. Needs `admin_url`, `admin_username` and `admin_password`, and " +
+			"an administrator account.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "Always `" + externalAuthenticationID + "`: the platform has exactly one set of these settings.",
+				Computed:            true,
+				Default:             stringdefault.StaticString(externalAuthenticationID),
+			},
+			"domain_name": schema.StringAttribute{
+				MarkdownDescription: "Domain of external authentication (`domainName`), e.g. `CORP`.",
+				Required:            true,
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"enabled": schema.BoolAttribute{
+				MarkdownDescription: "Whether external authentication is switched on (`externalAuthenticationEnabled`).",
+				Required:            true,
+			},
+			"servers": schema.ListNestedAttribute{
+				MarkdownDescription: fmt.Sprintf("Authentication servers, in order (the API's numbered sets `serverN`, `portN`, "+
+					"`enabledN`); at most %d. Servers not listed are removed from the platform.", maxAuthServers),
+				Optional:   true,
+				Validators: []validator.List{listvalidator.SizeAtMost(maxAuthServers)},
+				NestedObject: schema.NestedAttributeObject{
+					Attributes: map[string]schema.Attribute{
+						"address": schema.StringAttribute{
+							MarkdownDescription: "Host name or IP address of the server.",
+							Required:            true,
+							Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+						},
+						"port": schema.Int64Attribute{
+							MarkdownDescription: "TCP port of the server, 1 to 65535 (e.g. 389 for LDAP, 636 for LDAPS).",
+							Required:            true,
+							Validators:          []validator.Int64{int64validator.Between(1, 65535)},
+						},
+						"enabled": schema.BoolAttribute{
+							MarkdownDescription: "Whether the server is used. Default `true`.",
+							Optional:            true,
+							Computed:            true,
+							Default:             booldefault.StaticBool(true),
+						},
+					},
+				},
+			},
+			"deletion_policy": schema.StringAttribute{
+				MarkdownDescription: "What destroying the resource does: `" + deletionPolicyDisable + "` (default) stores the same " +
+					"settings with external authentication switched off; `" + deletionPolicyRetain + "` leaves the platform " +
+					"untouched and only removes the resource from the state.",
+				Optional:   true,
+				Computed:   true,
+				Default:    stringdefault.StaticString(deletionPolicyDisable),
+				Validators: []validator.String{stringvalidator.OneOf(deletionPolicyDisable, deletionPolicyRetain)},
+			},
+		},
+	}
+}
+
+func (r *externalAuthenticationResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.client = clientFromProviderData(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *externalAuthenticationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan externalAuthenticationModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	stored, err := r.client.PutExternalAuthentication(ctx, plan.settings())
+	if err != nil {
+		addClientError(&resp.Diagnostics, "Unable to store external authentication settings",
+			externalAuthDetail("The external authentication settings could not be stored. Check the configured values and that admin_username is an administrator."), err)
+		return
+	}
+	plan.refresh(stored)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *externalAuthenticationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state externalAuthenticationModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	current, err := r.client.GetExternalAuthentication(ctx)
+	if client.IsNotFound(err) {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		addClientError(&resp.Diagnostics, "Unable to read external authentication settings",
+			externalAuthDetail("The external authentication settings could not be read. Check that admin_username is an administrator."), err)
+		return
+	}
+	state.refresh(current)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *externalAuthenticationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan externalAuthenticationModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	stored, err := r.client.PutExternalAuthentication(ctx, plan.settings())
+	if err != nil {
+		addClientError(&resp.Diagnostics, "Unable to update external authentication settings",
+			externalAuthDetail("The external authentication settings could not be stored. Check the configured values and that admin_username is an administrator."), err)
+		return
+	}
+	plan.refresh(stored)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *externalAuthenticationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state externalAuthenticationModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if state.DeletionPolicy.ValueString() == deletionPolicyRetain {
+		resp.Diagnostics.AddWarning("External authentication settings retained",
+			"deletion_policy is \"retain\": the external authentication settings were removed from the Terraform state only "+
+				"and are left unchanged on the platform (external authentication stays as it was).")
+		return
+	}
+	settings := state.settings()
+	settings.Enabled = false
+	_, err := r.client.PutExternalAuthentication(ctx, settings)
+	if err != nil && !client.IsNotFound(err) {
+		addClientError(&resp.Diagnostics, "Unable to disable external authentication",
+			externalAuthDetail("deletion_policy is \"disable\", and switching external authentication off failed. Fix the cause and destroy again, "+
+				"or set deletion_policy = \"retain\" to only remove the resource from the state."), err)
+	}
+}
+
+func (r *externalAuthenticationResource) ImportState(ctx context.Context, _ resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	// Any import id addresses the singleton; Read fills in the settings.
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), externalAuthenticationID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("deletion_policy"), deletionPolicyDisable)...)
+}
+
+// externalAuthDetail names the object in a diagnostic detail.
+func externalAuthDetail(what string) string {
+	return "Resource mediaplatform_external_authentication (" + externalAuthenticationID + "): " + what
+}
+
+// settings converts the model to the client's settings document.
+func (m externalAuthenticationModel) settings() client.ExternalAuthentication {
+	s := client.ExternalAuthentication{
+		DomainName: m.DomainName.ValueString(),
+		Enabled:    m.Enabled.ValueBool(),
+	}
+	for _, srv := range m.Servers {
+		s.Servers = append(s.Servers, client.AuthServer{
+			Address: srv.Address.ValueString(),
+			Port:    int(srv.Port.ValueInt64()),
+			Enabled: srv.Enabled.ValueBool(),
+		})
+	}
+	return s
+}
+
+// refresh copies the platform's settings into the model. An empty server list stays
+// as the configuration wrote it (null when omitted, [] when written as empty), so
+// neither form shows a spurious difference.
+func (m *externalAuthenticationModel) refresh(s *client.ExternalAuthentication) {
+	m.ID = types.StringValue(externalAuthenticationID)
+	m.DomainName = types.StringValue(s.DomainName)
+	m.Enabled = types.BoolValue(s.Enabled)
+	if m.DeletionPolicy.IsNull() || m.DeletionPolicy.IsUnknown() {
+		m.DeletionPolicy = types.StringValue(deletionPolicyDisable)
+	}
+	if len(s.Servers) == 0 {
+		if m.Servers != nil {
+			m.Servers = []authServerModel{}
+		}
+		return
+	}
+	m.Servers = make([]authServerModel, 0, len(s.Servers))
+	for _, srv := range s.Servers {
+		m.Servers = append(m.Servers, authServerModel{
+			Address: types.StringValue(srv.Address),
+			Port:    types.Int64Value(int64(srv.Port)),
+			Enabled: types.BoolValue(srv.Enabled),
+		})
+	}
+}

@@ -1,0 +1,248 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
+)
+
+const externalAuthAddress = "mediaplatform_external_authentication.test"
+
+// externalAuthConfig is a settings resource with the given extra arguments.
+func externalAuthConfig(emu *testEmulator, body string) string {
+	return emu.providerConfig() + `
+resource "mediaplatform_external_authentication" "test" {
+` + body + `
+}
+`
+}
+
+// expectSettings checks the platform's settings against want.
+func expectSettings(t *testing.T, emu *testEmulator, want client.ExternalAuthentication) error {
+	t.Helper()
+	got, err := emu.client(t).GetExternalAuthentication(context.Background())
+	if err != nil {
+		return err
+	}
+	got.Raw = nil
+	if !reflect.DeepEqual(*got, want) {
+		return fmt.Errorf("platform settings = %+v, want %+v", *got, want)
+	}
+	return nil
+}
+
+func TestAccExternalAuthentication_lifecycle(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	twoServers := `
+  domain_name = "CORP"
+  enabled     = true
+  servers = [
+    { address = "dc1.corp.example", port = 389 },
+    { address = "dc2.corp.example", port = 636, enabled = false },
+  ]
+`
+	oneServer := `
+  domain_name = "CORP2"
+  enabled     = true
+  servers = [
+    { address = "dc3.corp.example", port = 3269 },
+  ]
+`
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(),
+		CheckDestroy: func(*terraform.State) error {
+			// deletion_policy "disable": the same settings, switched off.
+			return expectSettings(t, emu, client.ExternalAuthentication{
+				DomainName: "CORP2",
+				Servers:    []client.AuthServer{{Address: "dc3.corp.example", Port: 3269, Enabled: true}},
+			})
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: externalAuthConfig(emu, twoServers),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(externalAuthAddress, tfjsonpath.New("id"), knownvalue.StringExact("external-authentication")),
+					statecheck.ExpectKnownValue(externalAuthAddress, tfjsonpath.New("deletion_policy"), knownvalue.StringExact("disable")),
+					statecheck.ExpectKnownValue(externalAuthAddress, tfjsonpath.New("servers"), knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.ObjectExact(map[string]knownvalue.Check{
+							"address": knownvalue.StringExact("dc1.corp.example"),
+							"port":    knownvalue.Int64Exact(389),
+							"enabled": knownvalue.Bool(true),
+						}),
+						knownvalue.ObjectExact(map[string]knownvalue.Check{
+							"address": knownvalue.StringExact("dc2.corp.example"),
+							"port":    knownvalue.Int64Exact(636),
+							"enabled": knownvalue.Bool(false),
+						}),
+					})),
+				},
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: func(*terraform.State) error {
+					return expectSettings(t, emu, client.ExternalAuthentication{
+						DomainName: "CORP", Enabled: true,
+						Servers: []client.AuthServer{
+							{Address: "dc1.corp.example", Port: 389, Enabled: true},
+							{Address: "dc2.corp.example", Port: 636, Enabled: false},
+						},
+					})
+				},
+			},
+			{
+				ResourceName:      externalAuthAddress,
+				ImportState:       true,
+				ImportStateId:     "any-id-will-do",
+				ImportStateVerify: true,
+			},
+			{
+				Config: externalAuthConfig(emu, oneServer),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(externalAuthAddress, plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: func(*terraform.State) error {
+					return expectSettings(t, emu, client.ExternalAuthentication{
+						DomainName: "CORP2", Enabled: true,
+						Servers: []client.AuthServer{{Address: "dc3.corp.example", Port: 3269, Enabled: true}},
+					})
+				},
+			},
+		},
+	})
+}
+
+// TestAccExternalAuthentication_drift changes the settings through the admin API
+// between steps: the plan shows the change and the apply restores the configuration.
+func TestAccExternalAuthentication_drift(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	config := externalAuthConfig(emu, `
+  domain_name = "CORP"
+  enabled     = true
+  servers     = []
+`)
+	want := client.ExternalAuthentication{DomainName: "CORP", Enabled: true}
+	drift := func(s client.ExternalAuthentication) func() {
+		return func() {
+			if _, err := emu.client(t).PutExternalAuthentication(context.Background(), s); err != nil {
+				t.Fatalf("changing the settings out of band: %v", err)
+			}
+		}
+	}
+	restored := resource.ConfigPlanChecks{
+		PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectResourceAction(externalAuthAddress, plancheck.ResourceActionUpdate),
+		},
+		PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(externalAuthAddress, tfjsonpath.New("servers"), knownvalue.ListSizeExact(0)),
+				},
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				// Someone switches external authentication off.
+				PreConfig:        drift(client.ExternalAuthentication{DomainName: "CORP", Enabled: false}),
+				Config:           config,
+				ConfigPlanChecks: restored,
+				Check:            func(*terraform.State) error { return expectSettings(t, emu, want) },
+			},
+			{
+				// Someone renames the domain and adds a server.
+				PreConfig: drift(client.ExternalAuthentication{DomainName: "OTHER", Enabled: true,
+					Servers: []client.AuthServer{{Address: "rogue.example", Port: 389, Enabled: true}}}),
+				Config:           config,
+				ConfigPlanChecks: restored,
+				Check:            func(*terraform.State) error { return expectSettings(t, emu, want) },
+			},
+		},
+	})
+}
+
+// TestAccExternalAuthentication_retain destroys with deletion_policy "retain": the
+// platform keeps the settings untouched (the warning is checked with the real binary
+// in TestAccProviderBinary).
+func TestAccExternalAuthentication_retain(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	want := client.ExternalAuthentication{DomainName: "CORP", Enabled: true,
+		Servers: []client.AuthServer{{Address: "dc1.corp.example", Port: 389, Enabled: true}}}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(),
+		CheckDestroy:             func(*terraform.State) error { return expectSettings(t, emu, want) },
+		Steps: []resource.TestStep{{
+			Config: externalAuthConfig(emu, `
+  domain_name     = "CORP"
+  enabled         = true
+  deletion_policy = "retain"
+  servers         = [{ address = "dc1.corp.example", port = 389 }]
+`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+		}},
+	})
+}
+
+// TestAccExternalAuthentication_validation rejects bad arguments at plan time, before
+// any request.
+func TestAccExternalAuthentication_validation(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	nine := make([]string, 9)
+	for i := range nine {
+		nine[i] = fmt.Sprintf(`{ address = "dc%d.example", port = 389 }`, i)
+	}
+	cases := []struct {
+		body string
+		err  []string
+	}{
+		{`domain_name = "CORP"
+  enabled = true
+  servers = [{ address = "dc1.example", port = 0 }]`, []string{"port", "between 1 and 65535, got: 0"}},
+		{`domain_name = "CORP"
+  enabled = true
+  servers = [{ address = "dc1.example", port = 65536 }]`, []string{"port", "between 1 and 65535, got: 65536"}},
+		{`domain_name = "CORP"
+  enabled = true
+  servers = [` + strings.Join(nine, ", ") + `]`, []string{"servers", "at most 8 elements, got: 9"}},
+		{`domain_name = "CORP"
+  enabled = true
+  deletion_policy = "delete"`, []string{"deletion_policy", `value must be one of`, `"delete"`}},
+		{`domain_name = ""
+  enabled = true`, []string{"domain_name", "length must be at least 1"}},
+		{`domain_name = "CORP"
+  enabled = true
+  servers = [{ address = "", port = 389 }]`, []string{"address", "length must be at least 1"}},
+	}
+	var steps []resource.TestStep
+	for _, c := range cases {
+		steps = append(steps, resource.TestStep{
+			Config:      externalAuthConfig(emu, c.body),
+			PlanOnly:    true,
+			ExpectError: errorPattern(c.err...),
+		})
+	}
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviderFactories(), Steps: steps})
+	expectNoRequests(t, emu)
+}

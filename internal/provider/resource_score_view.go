@@ -1,0 +1,246 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
+)
+
+var (
+	_ resource.Resource               = (*scoreViewResource)(nil)
+	_ resource.ResourceWithConfigure  = (*scoreViewResource)(nil)
+	_ resource.ResourceWithModifyPlan = (*scoreViewResource)(nil)
+)
+
+// NewScoreViewResource returns the mediaplatform_score_view resource.
+func NewScoreViewResource() resource.Resource {
+	return &scoreViewResource{}
+}
+
+type scoreViewResource struct {
+	client *client.Client
+}
+
+const (
+	defaultRenewBefore = "10m"
+	maxViewExpiresIn   = 86400
+	maxLicenseString   = 1024
+)
+
+type scoreViewModel struct {
+	ID            types.String `tfsdk:"id"`
+	Score         types.String `tfsdk:"score"`
+	Printable     types.Bool   `tfsdk:"printable"`
+	Pages         types.String `tfsdk:"pages"`
+	LicenseString types.String `tfsdk:"license_string"`
+	Lang          types.String `tfsdk:"lang"`
+	ExpiresIn     types.Int64  `tfsdk:"expires_in"`
+	RenewBefore   types.String `tfsdk:"renew_before"`
+	ViewerURL     types.String `tfsdk:"viewer_url"`
+	CreatedAt     types.String `tfsdk:"created_at"`
+	ExpiresAt     types.String `tfsdk:"expires_at"`
+}
+
+func (r *scoreViewResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_score_view"
+}
+
+func (r *scoreViewResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A time-limited view of a score, kept across runs: its `viewer_url` stays the same until the view " +
+			"is renewed. A plan made when less than `renew_before` is left before `expires_at` replaces the view and " +
+			"warns why. The API cannot read a view back or delete it, so destroying the resource only removes it from the " +
+			"state (the view expires on its own), and the resource cannot be imported. For a fresh URL on every run without " +
+			"storing it in the state, use the ephemeral resource of the same name.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "The view's identifier.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"score": schema.StringAttribute{
+				MarkdownDescription: "The score to view: its UUID (e.g. `mediaplatform_score.x.id`) or its alias. Changing it creates a new view.",
+				Required:            true,
+				Validators:          []validator.String{scoreReference()},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"printable": schema.BoolAttribute{
+				MarkdownDescription: "Whether the viewer may print. Unset leaves the service default (not printable). Changing it creates a new view.",
+				Optional:            true,
+				PlanModifiers:       []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
+			},
+			"pages": schema.StringAttribute{
+				MarkdownDescription: "Pages displayed, as comma-separated page numbers and ranges such as `1-3,5,8-9` (pages from 1). " +
+					"Unset shows every page. Changing it creates a new view.",
+				Optional:      true,
+				Validators:    []validator.String{pageList()},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"license_string": schema.StringAttribute{
+				MarkdownDescription: fmt.Sprintf("Licensing text embedded in the view, at most %d characters. Changing it creates a new view.", maxLicenseString),
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.LengthAtMost(maxLicenseString)},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"lang": schema.StringAttribute{
+				MarkdownDescription: "Viewer language as a BCP 47 tag, e.g. `en` or `fr-CA`. Changing it creates a new view.",
+				Optional:            true,
+				Validators:          []validator.String{languageTag()},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"expires_in": schema.Int64Attribute{
+				MarkdownDescription: fmt.Sprintf("Lifetime of the view in seconds, 0 to %d (24 hours); 0 or unset means the "+
+					"service default of 7200 (2 hours). Changing it creates a new view.", maxViewExpiresIn),
+				Optional:      true,
+				Validators:    []validator.Int64{int64validator.Between(0, maxViewExpiresIn)},
+				PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()},
+			},
+			"renew_before": schema.StringAttribute{
+				MarkdownDescription: "How long before `expires_at` a plan replaces the view with a new one, as a duration such as " +
+					"`10m` or `1h`. Default `" + defaultRenewBefore + "`. Set it longer than the time between runs so that a " +
+					"published `viewer_url` never expires unnoticed. Changes apply in place.",
+				Optional:   true,
+				Computed:   true,
+				Default:    stringdefault.StaticString(defaultRenewBefore),
+				Validators: []validator.String{positiveDuration()},
+			},
+			"viewer_url": schema.StringAttribute{
+				MarkdownDescription: "Address of the view. Whoever has it can open the view until it expires, so it is sensitive.",
+				Computed:            true,
+				Sensitive:           true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"created_at": schema.StringAttribute{
+				MarkdownDescription: "When the view was created (RFC 3339).",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"expires_at": schema.StringAttribute{
+				MarkdownDescription: "When the view expires (RFC 3339).",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+		},
+	}
+}
+
+func (r *scoreViewResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.client = clientFromProviderData(req.ProviderData, &resp.Diagnostics)
+}
+
+// ModifyPlan replaces a view that expires within renew_before. Terraform replaces a
+// resource only for a RequiresReplace path whose value changes, so expires_at and the
+// other values of the old view become unknown in the plan.
+func (r *scoreViewResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+		return // creation or destruction
+	}
+	var plan, state scoreViewModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || plan.RenewBefore.IsUnknown() {
+		return
+	}
+	renewBefore, err := time.ParseDuration(plan.RenewBefore.ValueString())
+	if err != nil {
+		return // the schema validator has reported it
+	}
+	expiresAt, err := time.Parse(time.RFC3339Nano, state.ExpiresAt.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddAttributeWarning(path.Root("expires_at"), "Score view will be replaced",
+			fmt.Sprintf("The view of score %q has no readable expires_at (%q) in the state, so this plan replaces it with a new view.",
+				state.Score.ValueString(), state.ExpiresAt.ValueString()))
+	} else {
+		left := time.Until(expiresAt)
+		if left >= renewBefore {
+			return
+		}
+		reason := fmt.Sprintf("expires in %s, less than renew_before (%s)", left.Round(time.Second), plan.RenewBefore.ValueString())
+		if left <= 0 {
+			reason = fmt.Sprintf("expired %s ago", (-left).Round(time.Second))
+		}
+		resp.Diagnostics.AddAttributeWarning(path.Root("expires_at"), "Score view will be replaced",
+			fmt.Sprintf("The view %s of score %q %s (expires_at %s), so this plan replaces it with a new view and a new "+
+				"viewer_url. Lower renew_before or raise expires_in to renew less often.",
+				state.ID.ValueString(), state.Score.ValueString(), reason, state.ExpiresAt.ValueString()))
+	}
+	plan.ID = types.StringUnknown()
+	plan.ViewerURL = types.StringUnknown()
+	plan.CreatedAt = types.StringUnknown()
+	plan.ExpiresAt = types.StringUnknown()
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	resp.RequiresReplace = append(resp.RequiresReplace, path.Root("expires_at"))
+}
+
+func (r *scoreViewResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan scoreViewModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	in := client.ViewInput{
+		Pages:         plan.Pages.ValueString(),
+		LicenseString: plan.LicenseString.ValueString(),
+		Lang:          plan.Lang.ValueString(),
+		ExpiresIn:     int(plan.ExpiresIn.ValueInt64()),
+	}
+	if !plan.Printable.IsNull() {
+		printable := plan.Printable.ValueBool()
+		in.Printable = &printable
+	}
+	view, err := r.client.CreateView(ctx, plan.Score.ValueString(), in)
+	if err != nil {
+		what := "Check the view settings."
+		if client.IsNotFound(err) {
+			what = "The score does not exist: check the score argument, or publish the score first."
+		}
+		addClientError(&resp.Diagnostics, "Unable to create score view",
+			fmt.Sprintf("View of score %q: %s", plan.Score.ValueString(), what), err)
+		return
+	}
+	plan.ID = types.StringValue(view.ID)
+	plan.ViewerURL = types.StringValue(view.ViewerURL)
+	plan.CreatedAt = timeValue(view.CreatedAt)
+	plan.ExpiresAt = timeValue(view.ExpiresAt)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Read keeps the state as it is: the API cannot read a view back. Expiry is handled
+// at plan time by ModifyPlan.
+func (r *scoreViewResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state scoreViewModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// Update handles renew_before, the only argument that does not replace the view.
+func (r *scoreViewResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan scoreViewModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Delete only forgets the view: the API cannot delete one, and it expires on its own.
+func (r *scoreViewResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
+}
