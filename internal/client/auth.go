@@ -318,6 +318,9 @@ type tokenManager struct {
 	cur    *AccessToken
 	call   *flight[*AccessToken]
 	closed bool
+	// rejected is the grant's answer once the platform refused the configured
+	// credentials; later calls fail with it instead of asking again.
+	rejected error
 }
 
 // get returns a usable token: the current one while more than a third of its
@@ -328,6 +331,11 @@ func (m *tokenManager) get(ctx context.Context, c *Client) (*AccessToken, error)
 		if m.closed {
 			m.mu.Unlock()
 			return nil, ErrClosed
+		}
+		if m.rejected != nil {
+			err := m.rejected
+			m.mu.Unlock()
+			return nil, err
 		}
 		cur := m.cur
 		var remaining time.Duration
@@ -369,6 +377,8 @@ func (m *tokenManager) get(ctx context.Context, c *Client) (*AccessToken, error)
 		m.mu.Lock()
 		if err == nil {
 			m.cur = tok
+		} else if credentialsRejected(err) {
+			m.rejected = err
 		}
 		m.call = nil
 		m.mu.Unlock()

@@ -955,3 +955,40 @@ func TestEmulatorOverTLS(t *testing.T) {
 		t.Errorf("after Close: %+v", st)
 	}
 }
+
+// A rejected login cannot succeed with the same credentials: the client asks once
+// and gives every later call the same answer, so a plan with many objects causes
+// no login storm.
+func TestEmulatorRejectedCredentialsAreRemembered(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{})
+	c := env.client(func(cfg *Config) {
+		cfg.AdminPassword = "wrong-admin"
+		cfg.Password = "wrong-platform"
+	})
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			if _, err := c.GetExternalAuthentication(env.ctx); err == nil || !strings.Contains(err.Error(), "administrator login") {
+				t.Errorf("GetExternalAuthentication: got %v, want the administrator login failure", err)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			var oauthErr *OAuthError
+			if _, err := c.GetScore(env.ctx, "any"); !errors.As(err, &oauthErr) || oauthErr.ErrorCode != "invalid_grant" {
+				t.Errorf("GetScore: got %v, want invalid_grant", err)
+			}
+		}()
+	}
+	wg.Wait()
+	stats := env.stats()
+	if n := stats.Requests["POST /api/v1/login"]; n != 1 {
+		t.Errorf("admin login attempts = %d, want 1", n)
+	}
+	if n := stats.Requests["POST /auth/oauth2/ropc/default"]; n != 1 {
+		t.Errorf("password grant attempts = %d, want 1", n)
+	}
+}

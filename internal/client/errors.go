@@ -157,3 +157,16 @@ func IsUnknownOutcome(err error) bool {
 	var u *UnknownOutcomeError
 	return errors.As(err, &u)
 }
+
+// credentialsRejected reports whether err is the platform refusing the configured
+// credentials: an administrator login answered INVALID_CREDENTIALS, or a password
+// grant answered invalid_client or invalid_grant. Asking again with the same
+// credentials cannot succeed, so the client remembers such an answer.
+func credentialsRejected(err error) bool {
+	var apiErr *APIError
+	if errors.As(err, &apiErr) && apiErr.Name() == "INVALID_CREDENTIALS" {
+		return true
+	}
+	var oauthErr *OAuthError
+	return errors.As(err, &oauthErr) && (oauthErr.ErrorCode == "invalid_client" || oauthErr.ErrorCode == "invalid_grant")
+}

@@ -32,13 +32,17 @@ func leaderGaveUp(err error, ctx context.Context) bool {
 }
 
 // lazy holds a value loaded on first use by exactly one goroutine at a time
-// (single-flight). A failed load is not cached. No lock is held while loading.
+// (single-flight). A failed load is not cached, except a rejection of the
+// configured credentials (see credentialsRejected): those cannot succeed on a
+// later try, so every later get returns the same error without a request.
+// No lock is held while loading.
 type lazy[T any] struct {
-	mu     sync.Mutex
-	ok     bool
-	val    T
-	call   *flight[T]
-	closed bool
+	mu       sync.Mutex
+	ok       bool
+	val      T
+	call     *flight[T]
+	closed   bool
+	rejected error
 }
 
 // get returns the value, loading it with load when there is none.
@@ -54,6 +58,11 @@ func (l *lazy[T]) get(ctx context.Context, load func(context.Context) (T, error)
 			v := l.val
 			l.mu.Unlock()
 			return v, nil
+		}
+		if l.rejected != nil {
+			err := l.rejected
+			l.mu.Unlock()
+			return zero, err
 		}
 		if f := l.call; f != nil {
 			l.mu.Unlock()
@@ -72,6 +81,8 @@ func (l *lazy[T]) get(ctx context.Context, load func(context.Context) (T, error)
 		l.mu.Lock()
 		if f.err == nil {
 			l.ok, l.val = true, f.val
+		} else if credentialsRejected(f.err) {
+			l.rejected = f.err
 		}
 		l.call = nil
 		l.mu.Unlock()
