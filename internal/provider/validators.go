@@ -212,6 +212,10 @@ func (v languageTagValidator) ValidateString(ctx context.Context, req validator.
 }
 
 func (languageTagValidator) check(s string) string {
+	// The parser also takes '_' as a separator; BCP 47 (and the platform) does not.
+	if strings.ContainsAny(s, "_ ") {
+		return fmt.Sprintf("%q: subtags are separated by '-' (for example \"fr-CA\")", s)
+	}
 	if _, err := language.Parse(s); err != nil {
 		return fmt.Sprintf("%q: %s", s, err)
 	}

@@ -128,6 +128,7 @@ func TestLanguageTagValidator(t *testing.T) {
 		{value: "not a tag", wantErr: `"not a tag"`},
 		{value: "en_US_", wantErr: `"en_US_"`},
 		{value: "toolonglanguage", wantErr: `"toolonglanguage"`},
+		{value: "fr_CA", wantErr: "separated by '-'"},
 	})
 }
 
