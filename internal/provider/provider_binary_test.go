@@ -32,7 +32,7 @@ func TestAccProviderBinary(t *testing.T) {
 	t.Parallel()
 
 	pluginDir := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(pluginDir, "terraform-provider-mediaplatform"),
+	build := exec.CommandContext(t.Context(), "go", "build", "-o", filepath.Join(pluginDir, "terraform-provider-mediaplatform"),
 		"github.com/mediaplatform/terraform-provider-mediaplatform")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the provider: %v\n%s", err, out)

@@ -166,10 +166,13 @@ func TestResourceSchemas(t *testing.T) {
 func configureProvider(t *testing.T, values map[string]tftypes.Value) (client.Config, *provider.ConfigureResponse) {
 	t.Helper()
 	ctx := context.Background()
-	p := New("test")().(*mediaplatformProvider)
+	p := &mediaplatformProvider{version: "test"}
 	schemaResp := &provider.SchemaResponse{}
 	p.Schema(ctx, provider.SchemaRequest{}, schemaResp)
-	objType := schemaResp.Schema.Type().TerraformType(ctx).(tftypes.Object)
+	objType, ok := schemaResp.Schema.Type().TerraformType(ctx).(tftypes.Object)
+	if !ok {
+		t.Fatal("the provider schema is not an object type")
+	}
 	attrs := map[string]tftypes.Value{}
 	for name, typ := range objType.AttributeTypes {
 		attrs[name] = tftypes.NewValue(typ, nil)

@@ -82,8 +82,11 @@ resource "mediaplatform_score_view" "test" {
 		CheckDestroy: func(*terraform.State) error {
 			// Destroy only forgets: the view stays usable until it expires.
 			status, err := viewerStatus(current.viewerURL)
-			if err != nil || status != http.StatusOK {
-				return fmt.Errorf("GET viewer_url after destroy: status %d, error %v; want 200", status, err)
+			if err != nil {
+				return fmt.Errorf("GET viewer_url after destroy: %w", err)
+			}
+			if status != http.StatusOK {
+				return fmt.Errorf("GET viewer_url after destroy: status %d, want 200", status)
 			}
 			return nil
 		},
@@ -112,8 +115,11 @@ resource "mediaplatform_score_view" "test" {
 				},
 				Check: resource.ComposeTestCheckFunc(first.record, current.record, func(*terraform.State) error {
 					status, err := viewerStatus(first.viewerURL)
-					if err != nil || status != http.StatusOK {
-						return fmt.Errorf("GET viewer_url: status %d, error %v; want 200", status, err)
+					if err != nil {
+						return fmt.Errorf("GET viewer_url: %w", err)
+					}
+					if status != http.StatusOK {
+						return fmt.Errorf("GET viewer_url: status %d, want 200", status)
 					}
 					return nil
 				}),
