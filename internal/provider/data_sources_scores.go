@@ -1,5 +1,245 @@
 package provider
 
-import "github.com/hashicorp/terraform-plugin-framework/datasource"
+// The data sources over the administrator API, the score publishing API and the
+// command resource, and what they share: the score object's attributes and model,
+// the score filters, and the rendering of free-form JSON as Terraform strings.
 
-func scoreDataSources() []func() datasource.DataSource { return nil }
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
+)
+
+// scoreDataSources are the data sources over the administrator and score APIs and commands.
+func scoreDataSources() []func() datasource.DataSource {
+	return []func() datasource.DataSource{
+		NewExternalAuthenticationDataSource,
+		NewScoreDataSource,
+		NewScoresDataSource,
+		NewScoreCountDataSource,
+		NewHealthDataSource,
+		NewCommandDataSource,
+	}
+}
+
+// knownScoreStatuses are the statuses the contract names. The API may add others.
+var knownScoreStatuses = []string{
+	client.ScoreStatusPending, client.ScoreStatusRendering, client.ScoreStatusIdle, client.ScoreStatusError,
+}
+
+// scoreStatusFilterDescription documents the status filter of mediaplatform_scores and
+// mediaplatform_score_count.
+const scoreStatusFilterDescription = "Only scores with this status: `pending`, `rendering`, `idle` (rendered, ready) or " +
+	"`error` (rendering failed). Matched by equality. Another value is accepted with a warning, since the platform " +
+	"may add statuses, but it matches no score unless the platform uses it. Default: any status."
+
+// scoreURLFilterDescription documents the score_url filter.
+const scoreURLFilterDescription = "Only scores published from exactly this address (an absolute `http` or `https` URL, " +
+	"compared as a string). Default: any address."
+
+// scoreResultModel is one score of mediaplatform_scores: its UUID and its attributes.
+type scoreResultModel struct {
+	ID types.String `tfsdk:"id"`
+	scoreAttributesModel
+}
+
+// scoreAttributesModel are a score's attributes other than its UUID, as
+// scoreResultAttributes describes them.
+type scoreAttributesModel struct {
+	ScoreID    types.String          `tfsdk:"score_id"`
+	ScoreURL   types.String          `tfsdk:"score_url"`
+	Transpose  types.Bool            `tfsdk:"transpose"`
+	Status     types.String          `tfsdk:"status"`
+	CreatedAt  types.String          `tfsdk:"created_at"`
+	UpdatedAt  types.String          `tfsdk:"updated_at"`
+	PageCount  types.Int64           `tfsdk:"page_count"`
+	Publisher  types.String          `tfsdk:"publisher"`
+	Renderings []scoreRenderingModel `tfsdk:"renderings"`
+}
+
+type scoreRenderingModel struct {
+	Format types.String `tfsdk:"format"`
+	Pages  types.Int64  `tfsdk:"pages"`
+}
+
+// newScoreAttributes copies a score into the model. The alias and the publisher are
+// null when the platform reports none.
+func newScoreAttributes(s *client.Score) scoreAttributesModel {
+	m := scoreAttributesModel{
+		ScoreID:    optionalString(s.Alias),
+		ScoreURL:   types.StringValue(s.ScoreURL),
+		Transpose:  types.BoolValue(s.Transpose),
+		Status:     types.StringValue(s.Status),
+		CreatedAt:  timeValue(s.CreatedAt),
+		UpdatedAt:  timeValue(s.UpdatedAt),
+		PageCount:  types.Int64Value(int64(s.PageCount())),
+		Publisher:  optionalString(s.Publisher),
+		Renderings: make([]scoreRenderingModel, 0, len(s.Renderings)),
+	}
+	for _, r := range s.Renderings {
+		m.Renderings = append(m.Renderings, scoreRenderingModel{
+			Format: types.StringValue(r.Format),
+			Pages:  types.Int64Value(int64(r.Pages)),
+		})
+	}
+	return m
+}
+
+// scoreResultAttributes are the computed attributes of one score, without id (whose
+// meaning differs between the single score and the list).
+func scoreResultAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"score_id": schema.StringAttribute{
+			MarkdownDescription: "The score's alias (`publisher.scoreId`); null when it was published without one.",
+			Computed:            true,
+		},
+		"score_url": schema.StringAttribute{
+			MarkdownDescription: "Address of the score file the score was published from.",
+			Computed:            true,
+		},
+		"transpose": schema.BoolAttribute{
+			MarkdownDescription: "Whether transposed renderings are produced (`options.transpose`).",
+			Computed:            true,
+		},
+		"status": schema.StringAttribute{
+			MarkdownDescription: "Rendering status: `pending`, `rendering`, `idle` (rendered, ready) or `error` (rendering " +
+				"failed); a status the platform adds later is passed through.",
+			Computed: true,
+		},
+		"created_at": schema.StringAttribute{
+			MarkdownDescription: "When the score was published (RFC 3339, UTC).",
+			Computed:            true,
+		},
+		"updated_at": schema.StringAttribute{
+			MarkdownDescription: "When the score record last changed (RFC 3339, UTC).",
+			Computed:            true,
+		},
+		"page_count": schema.Int64Attribute{
+			MarkdownDescription: "Number of rendered pages (the largest over the renderings); 0 until rendering has finished.",
+			Computed:            true,
+		},
+		"publisher": schema.StringAttribute{
+			MarkdownDescription: "Account name of the user who published the score (`publisher.identity.user`); null when the platform reports none.",
+			Computed:            true,
+		},
+		"renderings": schema.ListNestedAttribute{
+			MarkdownDescription: "The rendered formats; empty until rendering has finished.",
+			Computed:            true,
+			NestedObject: schema.NestedAttributeObject{
+				Attributes: map[string]schema.Attribute{
+					"format": schema.StringAttribute{
+						MarkdownDescription: "Rendering format, e.g. `svg`.",
+						Computed:            true,
+					},
+					"pages": schema.Int64Attribute{
+						MarkdownDescription: "Number of pages in this rendering.",
+						Computed:            true,
+					},
+				},
+			},
+		},
+	}
+}
+
+// scoreCriteria builds the filter of a list or count from the optional arguments.
+func scoreCriteria(status, scoreURL types.String) client.ScoreCriteria {
+	return client.ScoreCriteria{Status: status.ValueString(), ScoreURL: scoreURL.ValueString()}
+}
+
+// knownScoreStatus warns about a status filter the contract does not name: the
+// filter matches by equality, so a misspelt status silently matches nothing, while
+// a status the platform adds later must stay usable.
+func knownScoreStatus() validator.String { return knownScoreStatusValidator{} }
+
+type knownScoreStatusValidator struct{}
+
+var _ validator.String = knownScoreStatusValidator{}
+
+func (knownScoreStatusValidator) Description(context.Context) string {
+	return "one of " + strings.Join(knownScoreStatuses, ", ") + " (another value is accepted with a warning)"
+}
+
+func (v knownScoreStatusValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (knownScoreStatusValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	s := req.ConfigValue.ValueString()
+	if slices.Contains(knownScoreStatuses, s) {
+		return
+	}
+	resp.Diagnostics.AddAttributeWarning(req.Path, "Unknown score status",
+		fmt.Sprintf("Attribute %s is %q, which is not a score status the provider knows (%s). The filter matches by "+
+			"equality, so it matches no score unless the platform uses this status. Check the spelling.",
+			req.Path, s, strings.Join(knownScoreStatuses, ", ")))
+}
+
+// normalizedJSON returns JSON text in a stable form: compact, object keys sorted,
+// numbers as written. Absent or null JSON gives a null string.
+func normalizedJSON(raw json.RawMessage) (types.String, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return types.StringNull(), nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return types.StringNull(), err
+	}
+	if v == nil {
+		return types.StringNull(), nil
+	}
+	b, err := marshalJSONText(v)
+	if err != nil {
+		return types.StringNull(), err
+	}
+	return types.StringValue(string(b)), nil
+}
+
+// marshalJSONText encodes v without escaping <, > and & (the text is for people
+// and jsondecode, not for HTML).
+func marshalJSONText(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// stringParams renders a map of message parameters as strings: a string as it is,
+// any other value (number, boolean, null, object, array) as its compact JSON text.
+// A nil map gives nil (null).
+func stringParams(params map[string]any) map[string]string {
+	if params == nil {
+		return nil
+	}
+	out := make(map[string]string, len(params))
+	for k, v := range params {
+		if s, ok := v.(string); ok {
+			out[k] = s
+			continue
+		}
+		b, err := marshalJSONText(v)
+		if err != nil {
+			out[k] = fmt.Sprint(v)
+			continue
+		}
+		out[k] = string(b)
+	}
+	return out
+}

@@ -1,0 +1,92 @@
+package provider
+
+import (
+	"context"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
+)
+
+// TestAccDataSourceExternalAuthentication reads settings written through the API, then
+// reads them again after they changed outside Terraform.
+func TestAccDataSourceExternalAuthentication(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	c := emu.client(t)
+	put := func(s client.ExternalAuthentication) {
+		t.Helper()
+		if _, err := c.PutExternalAuthentication(context.Background(), s); err != nil {
+			t.Fatalf("storing settings: %v", err)
+		}
+	}
+	put(client.ExternalAuthentication{DomainName: "CORP", Enabled: true, Servers: []client.AuthServer{
+		{Address: "dc1.corp.example", Port: 389, Enabled: true},
+		{Address: "10.0.0.7", Port: 636, Enabled: false},
+	}})
+
+	const address = "data.mediaplatform_external_authentication.test"
+	config := emu.providerConfig() + `
+data "mediaplatform_external_authentication" "test" {}
+`
+	server := func(addr string, port int64, enabled bool) knownvalue.Check {
+		return knownvalue.ObjectExact(map[string]knownvalue.Check{
+			"address": knownvalue.StringExact(addr),
+			"port":    knownvalue.Int64Exact(port),
+			"enabled": knownvalue.Bool(enabled),
+		})
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					dsExpect(address, "id", knownvalue.StringExact("external-authentication")),
+					dsExpect(address, "domain_name", knownvalue.StringExact("CORP")),
+					dsExpect(address, "enabled", knownvalue.Bool(true)),
+					dsExpect(address, "servers", knownvalue.ListExact([]knownvalue.Check{
+						server("dc1.corp.example", 389, true),
+						server("10.0.0.7", 636, false),
+					})),
+				},
+			},
+			{
+				// Changed outside Terraform: the data source reads the new settings.
+				PreConfig: func() {
+					put(client.ExternalAuthentication{DomainName: "LAB", Enabled: false})
+				},
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					dsExpect(address, "domain_name", knownvalue.StringExact("LAB")),
+					dsExpect(address, "enabled", knownvalue.Bool(false)),
+					dsExpect(address, "servers", knownvalue.ListSizeExact(0)),
+				},
+			},
+		},
+	})
+}
+
+// TestAccDataSourceExternalAuthentication_notAdministrator reports the refusal for an
+// account without administrator rights.
+func TestAccDataSourceExternalAuthentication_notAdministrator(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(),
+		Steps: []resource.TestStep{{
+			Config: `
+provider "mediaplatform" {
+  admin_url      = "` + emu.AdminURL(emu.URL) + `"
+  admin_username = "viewer"
+  admin_password = "viewer-secret"
+}
+data "mediaplatform_external_authentication" "test" {}
+`,
+			ExpectError: errorPattern("Unable to read external authentication settings", "administrator", "FORBIDDEN"),
+		}},
+	})
+}

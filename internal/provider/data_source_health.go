@@ -1,0 +1,77 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
+)
+
+var (
+	_ datasource.DataSource              = (*healthDataSource)(nil)
+	_ datasource.DataSourceWithConfigure = (*healthDataSource)(nil)
+)
+
+// NewHealthDataSource returns the mediaplatform_health data source.
+func NewHealthDataSource() datasource.DataSource {
+	return &healthDataSource{}
+}
+
+type healthDataSource struct {
+	client *client.Client
+}
+
+type healthDataSourceModel struct {
+	HealthStatus   types.String `tfsdk:"health_status"`
+	HealthVerifier types.String `tfsdk:"health_verifier"`
+	Healthy        types.Bool   `tfsdk:"healthy"`
+}
+
+func (d *healthDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_health"
+}
+
+func (d *healthDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The score publishing service's health report (`GET /core/health`), e.g. for a `check` block or a " +
+			"precondition. The platform documents this call as not strictly part of its public API, so use it for " +
+			"diagnostics rather than as a hard dependency. An unreachable service is an error, not `healthy = false`.",
+		Attributes: map[string]schema.Attribute{
+			"health_status": schema.StringAttribute{
+				MarkdownDescription: "The service's health status as reported (`service.healthStatus`), `ok` when healthy.",
+				Computed:            true,
+			},
+			"health_verifier": schema.StringAttribute{
+				MarkdownDescription: "Which verifier produced the report (`service.healthVerifier`), e.g. `default`.",
+				Computed:            true,
+			},
+			"healthy": schema.BoolAttribute{
+				MarkdownDescription: "Whether `health_status` is `ok`.",
+				Computed:            true,
+			},
+		},
+	}
+}
+
+func (d *healthDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.client = clientFromProviderData(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *healthDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
+	h, err := d.client.Health(ctx)
+	if err != nil {
+		addClientError(&resp.Diagnostics, "Unable to read service health",
+			"The publishing service's health report could not be read. Check publishing_url (or admin_url and "+
+				"publishing_service) and the platform credentials.", err)
+		return
+	}
+	data := healthDataSourceModel{
+		HealthStatus:   types.StringValue(h.Status),
+		HealthVerifier: types.StringValue(h.Verifier),
+		Healthy:        types.BoolValue(h.Healthy),
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &data)...)
+}

@@ -1,0 +1,33 @@
+package provider
+
+import (
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+)
+
+// TestAccDataSourceHealth reads the emulator's health report: status ok from the
+// default verifier.
+func TestAccDataSourceHealth(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	const address = "data.mediaplatform_health.test"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(),
+		Steps: []resource.TestStep{{
+			Config: emu.providerConfig() + `
+data "mediaplatform_health" "test" {}
+`,
+			ConfigStateChecks: []statecheck.StateCheck{
+				dsExpect(address, "health_status", knownvalue.StringExact("ok")),
+				dsExpect(address, "health_verifier", knownvalue.StringExact("default")),
+				dsExpect(address, "healthy", knownvalue.Bool(true)),
+			},
+		}},
+	})
+	if n := emu.requests("GET /api/v1/apis/media.publishing;version=2;realm=global/core/health"); n == 0 {
+		t.Error("the health report was never requested")
+	}
+}
