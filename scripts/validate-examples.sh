@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+#
+# Checks every configuration under examples/: formatting (terraform fmt), that each
+# designed type has its documentation example, and `terraform validate` in every
+# directory that holds .tf files, against a provider binary built from this checkout
+# and a dev_overrides CLI configuration in a temporary directory. Directories are
+# validated in temporary copies, so the checkout is left as it was.
+#
+# Exit status 0 when everything is valid (or only pending, see EXAMPLES_ALLOW_PENDING
+# in scripts/lib.sh), 1 otherwise.
+set -euo pipefail
+
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+need_cmd go terraform
+cd "$repo_root"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/mediaplatform-examples.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+start=$SECONDS
+failed=0
+# The CLI configuration is in place before the first terraform command; the provider
+# binary it names is built below.
+use_dev_overrides "$work/bin" "$work/terraformrc"
+
+note "terraform fmt -check -recursive examples"
+if ! terraform fmt -check -recursive -diff examples; then
+	printf 'examples are not formatted: run make generate (or terraform fmt -recursive examples)\n' >&2
+	failed=1
+fi
+
+# The documentation example each type needs (tfplugindocs conventions).
+note "documentation examples for every designed type"
+for type in "${designed_types[@]}"; do
+	kind=${type%% *} name=${type#* }
+	case $kind in
+	resource) f=examples/resources/$name/resource.tf ;;
+	data) f=examples/data-sources/$name/data-source.tf ;;
+	ephemeral) f=examples/ephemeral-resources/$name/ephemeral-resource.tf ;;
+	function) f=examples/functions/$name/function.tf ;;
+	esac
+	if [[ ! -f $f ]]; then
+		printf 'missing example %s for %s %s\n' "$f" "$kind" "$name" >&2
+		failed=1
+	fi
+done
+# The importable resources (design §3) show both ways to import.
+for name in mediaplatform_external_authentication mediaplatform_score; do
+	for f in "examples/resources/$name/import.sh" "examples/resources/$name/import-by-string-id.tf"; do
+		if [[ ! -f $f ]]; then
+			printf 'missing import example %s\n' "$f" >&2
+			failed=1
+		fi
+	done
+done
+for f in examples/resources/*/import.sh; do
+	[[ -f $f ]] || continue
+	bash -n "$f" || failed=1
+done
+
+note "building the provider"
+build_provider "$work/bin"
+
+note "terraform validate in every example directory"
+valid=0
+pending=0
+invalid=0
+pending_report=""
+while IFS= read -r dir; do
+	copy=$work/examples/$dir
+	copy_config "$dir" "$copy"
+	check_config "$copy"
+	case $check_status in
+	valid)
+		printf '  valid    %s\n' "$dir"
+		valid=$((valid + 1))
+		;;
+	pending)
+		printf '  pending  %s (uses %s)\n' "$dir" "$(printf '%s\n' "$check_pending" | paste -sd, - | sed 's/,/, /g')"
+		pending=$((pending + 1))
+		pending_report+=$check_pending$'\n'
+		;;
+	*)
+		printf '  INVALID  %s\n' "$dir"
+		invalid=$((invalid + 1))
+		failed=1
+		;;
+	esac
+done < <(find examples -name '*.tf' -exec dirname {} \; | sort -u)
+
+printf '%d valid, %d pending, %d invalid example directories (%ds)\n' "$valid" "$pending" "$invalid" $((SECONDS - start))
+if [[ -n $pending_report ]]; then
+	printf 'not in this build of the provider yet: %s\n' "$(printf '%s' "$pending_report" | sort -u | paste -sd, - | sed 's/,/, /g')"
+fi
+exit "$failed"
