@@ -153,24 +153,10 @@ if [[ -f $demo_dir/purge-command.json ]]; then
 fi
 phase "start emulator"
 
-# Terraform runs in a copy, so the state stays in the temporary directory. Files of
-# the configuration that use types this build of the provider lacks are left out
-# while EXAMPLES_ALLOW_PENDING=1 (scripts/lib.sh).
+# Terraform runs in a copy, so the state stays in the temporary directory.
 config=$work/config
 copy_config "$demo_dir" "$config"
-check_config "$config"
-if [[ $check_status == pending ]]; then
-	while IFS= read -r type; do
-		for f in "$config"/*.tf; do
-			if [[ -f $f ]] && uses_type "$f" "$type"; then
-				printf '    leaving out %s: it uses %s, not in this build of the provider yet\n' "${f##*/}" "$type"
-				rm -f "$f"
-			fi
-		done
-	done <<<"$check_pending"
-	check_config "$config"
-fi
-[[ $check_status == valid ]] || die "the configuration in $demo_dir is not valid (see above)"
+check_config "$config" || die "the configuration in $demo_dir is not valid (see above)"
 phase "validate"
 
 # tf ARGS: terraform in the copy of the configuration, without colours unless on a
