@@ -210,6 +210,11 @@ func (c *Client) send(ctx context.Context, r *request, cred string) (*response, 
 		if errors.As(err, &urlErr) {
 			err = urlErr.Err // its message repeats the whole address
 		}
+		if isCertificateError(err) {
+			// The handshake failed, so nothing was sent: the outcome is known.
+			return nil, fmt.Errorf("%s %s: %w (the platform's TLS certificate is not trusted: if a private certificate "+
+				"authority signed it, set ca_cert_pem to that authority's certificate in PEM form)", r.method, path, err)
+		}
 		if !info.retrySafe && !isDialError(err) {
 			return nil, &UnknownOutcomeError{Method: r.method, Path: path, Detail: r.outcomeDetail, Err: err}
 		}
@@ -270,20 +275,26 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 
 // transient reports whether a transport error may go away on its own.
 func transient(err error) bool {
-	var unknownAuthority x509.UnknownAuthorityError
-	var hostname x509.HostnameError
-	var invalid x509.CertificateInvalidError
-	var verification *tls.CertificateVerificationError
 	var recordHeader tls.RecordHeaderError
 	switch {
-	case errors.As(err, &unknownAuthority), errors.As(err, &hostname), errors.As(err, &invalid),
-		errors.As(err, &verification), errors.As(err, &recordHeader):
+	case isCertificateError(err), errors.As(err, &recordHeader):
 		return false
 	case strings.Contains(err.Error(), "unsupported protocol scheme"),
 		strings.Contains(err.Error(), "stopped after"): // too many redirects
 		return false
 	}
 	return true
+}
+
+// isCertificateError reports whether err is the failed verification of the
+// server's TLS certificate.
+func isCertificateError(err error) bool {
+	var unknownAuthority x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var verification *tls.CertificateVerificationError
+	return errors.As(err, &unknownAuthority) || errors.As(err, &hostname) || errors.As(err, &invalid) ||
+		errors.As(err, &verification)
 }
 
 // isDialError reports whether err happened while connecting, before anything

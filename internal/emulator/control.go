@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,7 +17,9 @@ import (
 )
 
 // Faults are injected into platform requests (never into the control surface).
-// The zero value injects nothing.
+// The zero value injects nothing. A request is first checked against the rate
+// limit, then may fail before effect (FailRate), then is served, and then may
+// lose its answer (DropRate).
 type Faults struct {
 	// FailRate is the share (0 to 1) of requests that fail before taking effect.
 	FailRate float64 `json:"failRate"`
@@ -32,6 +35,17 @@ type Faults struct {
 	// RateLimitPerSecond answers 429 with Retry-After once more requests than this
 	// arrive within one second; 0 means no limit.
 	RateLimitPerSecond int `json:"rateLimitPerSecond"`
+	// DropRate is the share (0 to 1) of requests that take effect and then get no
+	// answer: the handler runs to the end, its response is discarded and the
+	// connection is closed (HTTP/2: the stream is reset). The client sees a
+	// connection error after sending, the case of a proxy or network failing
+	// after the platform acted, which is why a non-idempotent call cannot simply
+	// be repeated.
+	DropRate float64 `json:"dropRate"`
+	// DropRoutes limits DropRate to these routes, named as in Stats.Requests
+	// ("POST /api/v1/apis/media.publishing;version=2;realm=global/scores");
+	// empty means every platform request.
+	DropRoutes []string `json:"dropRoutes,omitempty"`
 }
 
 // validate returns the first invalid field and a message, or "".
@@ -47,6 +61,8 @@ func (f Faults) validate() (field, msg string) {
 		return "latencyMs", "latencyMs must not be negative"
 	case f.RateLimitPerSecond < 0:
 		return "rateLimitPerSecond", "rateLimitPerSecond must not be negative"
+	case f.DropRate < 0 || f.DropRate > 1:
+		return "dropRate", "dropRate must be between 0 and 1"
 	}
 	return "", ""
 }
@@ -72,18 +88,21 @@ func (f *faultState) set(faults Faults) {
 	if faults.Status == 0 {
 		faults.Status = http.StatusServiceUnavailable
 	}
+	faults.DropRoutes = slices.Clone(faults.DropRoutes)
 	f.faults = faults
 }
 
 func (f *faultState) get() Faults {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.faults
+	faults := f.faults
+	faults.DropRoutes = slices.Clone(faults.DropRoutes)
+	return faults
 }
 
-// decide returns the status a request must fail with (0: serve it), and the
-// Retry-After seconds to send.
-func (f *faultState) decide() (faults Faults, status, retryAfter int) {
+// decide returns the status a request on route must fail with (0: serve it),
+// the Retry-After seconds to send, and whether a served request loses its answer.
+func (f *faultState) decide(route string) (faults Faults, status, retryAfter int, drop bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	faults = f.faults
@@ -96,7 +115,7 @@ func (f *faultState) decide() (faults Faults, status, retryAfter int) {
 		f.windowCount++
 		if f.windowCount > limit {
 			// The window is one second long: retrying after 1 s always meets a new one.
-			return faults, http.StatusTooManyRequests, 1
+			return faults, http.StatusTooManyRequests, 1, false
 		}
 	}
 	if faults.FailRate > 0 && rand.Float64() < faults.FailRate {
@@ -104,24 +123,28 @@ func (f *faultState) decide() (faults Faults, status, retryAfter int) {
 		if status == 0 {
 			status = http.StatusServiceUnavailable
 		}
-		return faults, status, faults.RetryAfter
+		return faults, status, faults.RetryAfter, false
 	}
-	return faults, 0, 0
+	drop = faults.DropRate > 0 && (len(faults.DropRoutes) == 0 || slices.Contains(faults.DropRoutes, route)) &&
+		rand.Float64() < faults.DropRate
+	return faults, 0, 0, drop
 }
 
-// apply delays the request and fails it when the faults say so. It reports whether
-// the request should be served.
-func (f *faultState) apply(w http.ResponseWriter, r *http.Request) bool {
-	faults, status, retryAfter := f.decide()
+// apply delays a request on route and fails it when the faults say so. It reports
+// whether the request should be served, and whether its answer must be dropped
+// after serving: the caller then serves it into a discardAnswer writer and calls
+// dropAnswer once the handler has returned.
+func (f *faultState) apply(w http.ResponseWriter, r *http.Request, route string) (serve, drop bool) {
+	faults, status, retryAfter, drop := f.decide(route)
 	if faults.LatencyMs > 0 {
 		select {
 		case <-time.After(time.Duration(faults.LatencyMs) * time.Millisecond):
 		case <-r.Context().Done():
-			return false
+			return false, false
 		}
 	}
 	if status == 0 {
-		return true
+		return true, drop
 	}
 	if status == http.StatusTooManyRequests && retryAfter <= 0 {
 		retryAfter = 1 // a 429 always carries Retry-After (contract §0)
@@ -137,11 +160,27 @@ func (f *faultState) apply(w http.ResponseWriter, r *http.Request) bool {
 	if r.URL.Path == ropcPath {
 		// The token endpoint answers in the OAuth 2.0 error form (contract B3).
 		oauthError(w, status, kind.oauth, kind.message)
-		return false
+		return false, false
 	}
 	writeProblem(w, status, namespaceFor(r.URL.Path), kind.name, kind.message, nil)
-	return false
+	return false, false
 }
+
+// discardAnswer is the writer of a request whose answer is dropped: the handler
+// runs as usual, and nothing it writes reaches the client.
+type discardAnswer struct{ header http.Header }
+
+func newDiscardAnswer() *discardAnswer { return &discardAnswer{header: http.Header{}} }
+
+func (d *discardAnswer) Header() http.Header         { return d.header }
+func (d *discardAnswer) Write(b []byte) (int, error) { return len(b), nil }
+func (d *discardAnswer) WriteHeader(int)             {}
+
+// dropAnswer ends a request whose answer is dropped, after its handler has run:
+// http.ErrAbortHandler makes net/http close the connection without a response
+// (HTTP/1) or reset the stream (HTTP/2), and log nothing. It must only be called
+// under an http.Server, which recovers the panic.
+func dropAnswer() { panic(http.ErrAbortHandler) }
 
 // faultStatuses are the statuses an injected failure may carry, with the problem
 // NAME, the OAuth error code used on the token endpoint and a message.
@@ -156,6 +195,33 @@ var faultStatuses = map[int]struct{ name, oauth, message string }{
 // SetFaults replaces the faults in force. Unlike POST /_emulator/faults it does not
 // validate f.
 func (e *Emulator) SetFaults(f Faults) { e.faults.set(f) }
+
+// IssuedSecrets returns every bearer secret the emulator has handed out since start
+// or the last reset and still knows of: the administrator session tokens and
+// platform access tokens (live, logged out, expired or removed alike), and the
+// viewer path "/viewer/<view id>" of every view whose score still exists (a
+// viewer URL is its listener address followed by that path). Tests search logs
+// and state for them.
+func (e *Emulator) IssuedSecrets() []string {
+	var secrets []string
+	e.admin.mu.Lock()
+	for token := range e.admin.sessions {
+		secrets = append(secrets, token)
+	}
+	e.admin.mu.Unlock()
+	e.auth.mu.Lock()
+	for token := range e.auth.tokens {
+		secrets = append(secrets, token)
+	}
+	e.auth.mu.Unlock()
+	e.scores.mu.Lock()
+	for id := range e.scores.views {
+		secrets = append(secrets, "/viewer/"+id)
+	}
+	e.scores.mu.Unlock()
+	slices.Sort(secrets)
+	return secrets
+}
 
 // Expire expires all live access tokens and/or administrator sessions now.
 func (e *Emulator) Expire(tokens, sessions bool) {

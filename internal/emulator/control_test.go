@@ -6,7 +6,9 @@ package emulator
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -162,7 +164,8 @@ func TestFaultsFailRate(t *testing.T) {
 	token := et.platformLogin("alice", "alice-secret")
 
 	set := et.control(http.MethodPost, "faults", `{"failRate": 1, "status": 503, "retryAfter": 2}`).wantJSON(t, 200, "application/json")
-	want := map[string]any{"failRate": float64(1), "status": float64(503), "retryAfter": float64(2), "latencyMs": float64(0), "rateLimitPerSecond": float64(0)}
+	want := map[string]any{"failRate": float64(1), "status": float64(503), "retryAfter": float64(2), "latencyMs": float64(0),
+		"rateLimitPerSecond": float64(0), "dropRate": float64(0)}
 	if !reflect.DeepEqual(set, want) {
 		t.Errorf("POST faults = %v, want %v", set, want)
 	}
@@ -314,6 +317,9 @@ func TestFaultsValidation(t *testing.T) {
 		{`{"retryAfter": -1}`, "retryAfter"},
 		{`{"latencyMs": -1}`, "latencyMs"},
 		{`{"rateLimitPerSecond": -1}`, "rateLimitPerSecond"},
+		{`{"dropRate": 1.01}`, "dropRate"},
+		{`{"dropRate": -1}`, "dropRate"},
+		{`{"dropRoutes": "POST /auth"}`, "body"},
 	} {
 		t.Run(tc.body, func(t *testing.T) {
 			et.control(http.MethodPost, "faults", tc.body).wantProblem(t, 400, "emulator/BAD_ARGUMENT", tc.field)
@@ -321,6 +327,148 @@ func TestFaultsValidation(t *testing.T) {
 	}
 	if f := et.e.faults.get(); f.FailRate != 0 || f.LatencyMs != 0 {
 		t.Errorf("a rejected faults document took effect: %+v", f)
+	}
+}
+
+// TestFaultsDrop checks the drop-after-effect fault: the request takes effect, and
+// the client gets no answer at all.
+func TestFaultsDrop(t *testing.T) {
+	t.Parallel()
+	et := newEmuTester(t, Options{})
+	session := et.adminLogin("admin", "admin-secret")
+	const putRoute = "PUT /api/v1/externalauth"
+	set := et.control(http.MethodPost, "faults", `{"dropRate": 1, "dropRoutes": ["`+putRoute+`"]}`).wantJSON(t, 200, "application/json")
+	if set["dropRate"] != float64(1) || !reflect.DeepEqual(set["dropRoutes"], []any{putRoute}) {
+		t.Errorf("POST faults = %v", set)
+	}
+
+	// The PUT gets no answer, but the settings are stored.
+	req := et.request(http.MethodPut, et.e.AdminURL(et.srv.URL)+"/externalauth",
+		strings.NewReader(`{"domainName": "CORP", "externalAuthenticationEnabled": true}`))
+	req.Header.Set("token", session)
+	req.Header.Set("Content-Type", "application/json")
+	if res, err := et.srv.Client().Do(req); err == nil {
+		res.Body.Close()
+		t.Fatalf("a dropped request got an answer: %s", res.Status)
+	}
+	// Routes not listed are answered.
+	got := et.admin(http.MethodGet, "/externalauth", session, nil).wantJSON(t, 200, "application/json")
+	if got["domainName"] != "CORP" || got["externalAuthenticationEnabled"] != true {
+		t.Errorf("the dropped PUT had no effect: %v", got)
+	}
+	if n := et.stats().Requests[putRoute]; n != 1 {
+		t.Errorf("%s counted %d times, want 1", putRoute, n)
+	}
+
+	// Without routes every platform request is dropped after effect, the control
+	// surface never.
+	et.control(http.MethodPost, "faults", `{"dropRate": 1}`).wantStatus(t, 200)
+	req = et.request(http.MethodPost, ropcPath, strings.NewReader("grant_type=password&username=alice&password=alice-secret"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.SetBasicAuth("terraform", "terraform-secret")
+	if res, err := et.srv.Client().Do(req); err == nil {
+		res.Body.Close()
+		t.Fatalf("a dropped grant got an answer: %s", res.Status)
+	}
+	if s := et.stats(); s.Logins["oauth"] != 1 || s.LiveTokens != 1 {
+		t.Errorf("the dropped grant had no effect: %+v", s)
+	}
+	et.control(http.MethodPost, "faults", "").wantStatus(t, 200)
+	et.do(http.MethodGet, "/auth", nil, nil).wantStatus(t, 200)
+}
+
+// TestFaultsDropHTTP2 drops an answer on an HTTP/2 connection: the stream is reset.
+func TestFaultsDropHTTP2(t *testing.T) {
+	t.Parallel()
+	e := New(Options{Faults: Faults{DropRate: 1}})
+	srv := httptest.NewUnstartedServer(e)
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, e.AdminURL(srv.URL)+"/login",
+		strings.NewReader("user=admin&pass=admin-secret&r=createsession"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	res, err := srv.Client().Do(req)
+	if err == nil {
+		res.Body.Close()
+		t.Fatalf("a dropped request got an answer: %s (%s)", res.Status, res.Proto)
+	}
+	if s := e.Stats(); s.Logins["admin"] != 1 || s.LiveSessions != 1 {
+		t.Errorf("the dropped login had no effect: %+v", s)
+	}
+}
+
+// TestFaultsDropRate drops about the configured share of requests.
+func TestFaultsDropRate(t *testing.T) {
+	t.Parallel()
+	et := newEmuTester(t, Options{})
+	et.control(http.MethodPost, "faults", `{"dropRate": 0.5}`).wantStatus(t, 200)
+	// A new connection for every request: net/http repeats a GET that fails on a
+	// reused connection, which would count it twice.
+	c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	dropped := 0
+	const n = 100
+	for range n {
+		res, err := c.Do(et.request(http.MethodGet, "/auth", nil))
+		if err != nil {
+			dropped++
+			continue
+		}
+		res.Body.Close()
+	}
+	// Binomial(100, 0.5): outside 20..80 with a probability below 1e-9.
+	if dropped < 20 || dropped > 80 {
+		t.Errorf("%d of %d requests dropped at dropRate 0.5", dropped, n)
+	}
+	if got := et.stats().Requests["GET /auth"]; got != n {
+		t.Errorf("GET /auth counted %d times, want %d", got, n)
+	}
+}
+
+// TestIssuedSecrets lists every session token, access token and viewer path handed out.
+func TestIssuedSecrets(t *testing.T) {
+	t.Parallel()
+	et := newEmuTester(t, Options{RenderDelay: -1})
+	if got := et.e.IssuedSecrets(); len(got) != 0 {
+		t.Errorf("fresh emulator: IssuedSecrets() = %v", got)
+	}
+	session := et.adminLogin("admin", "admin-secret")
+	token := et.platformLogin("alice", "alice-secret")
+	removed := et.platformLogin("alice", "alice-secret")
+	et.bearer(http.MethodDelete, "/auth/tokens/current", removed).wantStatus(t, 204)
+
+	pub := et.e.PublishingURL(et.srv.URL)
+	req := et.request(http.MethodPost, pub+"/scores", strings.NewReader(`{"scoreUrl": "https://cdn.example/a.sib"}`))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	var score struct {
+		Score struct {
+			ID string `json:"id"`
+		} `json:"score"`
+	}
+	if err := json.Unmarshal(et.send(req).body, &score); err != nil || score.Score.ID == "" {
+		t.Fatalf("publishing: %v", err)
+	}
+	req = et.request(http.MethodPost, pub+"/scores/"+score.Score.ID+"/view", strings.NewReader(`{}`))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	var view struct {
+		View struct {
+			ViewerURL string `json:"viewerUrl"`
+		} `json:"view"`
+	}
+	if err := json.Unmarshal(et.send(req).body, &view); err != nil || view.View.ViewerURL == "" {
+		t.Fatalf("creating a view: %v", err)
+	}
+
+	got := et.e.IssuedSecrets()
+	want := []string{session, token, removed, strings.TrimPrefix(view.View.ViewerURL, et.srv.URL)}
+	slices.Sort(want)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("IssuedSecrets() = %v, want %v", got, want)
 	}
 }
 

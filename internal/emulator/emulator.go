@@ -191,7 +191,9 @@ func (e *Emulator) handle(pattern string, h http.HandlerFunc) {
 
 // ServeHTTP counts the request, applies the configured faults to platform requests
 // (never to the control surface) and dispatches it. A path served under another
-// method gets 405 with an Allow header; any other unknown address gets 404.
+// method gets 405 with an Allow header; any other unknown address gets 404. A
+// request whose answer the faults drop (Faults.DropRate) ends in a panic with
+// http.ErrAbortHandler, which an http.Server turns into a closed connection.
 func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, pattern := e.mux.Handler(r)
 	unmatched := pattern == "" || pattern == "/"
@@ -200,8 +202,13 @@ func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if !strings.HasPrefix(r.URL.Path, "/_emulator/") {
 		e.stats.count(pattern)
-		if !e.faults.apply(w, r) {
+		serve, drop := e.faults.apply(w, r, pattern)
+		if !serve {
 			return
+		}
+		if drop {
+			w = newDiscardAnswer()
+			defer dropAnswer()
 		}
 	}
 	if unmatched {

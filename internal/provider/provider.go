@@ -215,6 +215,12 @@ func (p *mediaplatformProvider) Configure(ctx context.Context, req provider.Conf
 	if len(ignoredEnv) > 0 {
 		tflog.Debug(ctx, "Provider configured without some environment variables", map[string]any{"ignored_environment_variables": len(ignoredEnv)})
 	}
+	if cfg.InsecureSkipVerify {
+		resp.Diagnostics.AddAttributeWarning(path.Root("insecure_skip_verify"), "TLS certificate verification is off",
+			"insecure_skip_verify = true: the provider does not verify the platform's certificate, so anyone on the network "+
+				"path can read and change its traffic, credentials included. Use it only with throw-away test installations; "+
+				"for a platform whose certificate a private authority signed, set ca_cert_pem instead.")
+	}
 	resp.DataSourceData = c
 	resp.ResourceData = c
 	resp.EphemeralResourceData = c

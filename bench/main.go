@@ -1,0 +1,1099 @@
+//go:build unix
+
+// Command bench measures what the provider costs a user, against two floors:
+//
+//   - terraform plan of N mediaplatform_score resources (refreshing each), beside the
+//     same plan with -refresh=false (the provider without the platform) and a plan of
+//     N terraform_data resources (Terraform's own cost), for N = 10, 100 and 1000 at
+//     Terraform's default parallelism of 10, several runs each, medians reported;
+//   - the same full plan with the emulator answering every request after 20 ms,
+//     against the ideal N × 20 ms / 10 + the -refresh=false plan;
+//   - requests per refreshed score, logins per provider process, live sessions and
+//     tokens after every command, the provider's peak RSS;
+//   - the mediaplatform_scores data source over 10,000 scores: requests and time.
+//
+// It builds the provider and the emulator itself, starts the emulator on a loopback
+// port, and runs the real Terraform CLI with a dev_overrides CLI configuration in a
+// temporary directory (removed at the end unless -keep). Run it from the repository
+// root with `make bench` or `go run ./bench`; `go run ./bench -h` lists the flags.
+//
+// The peak RSS comes from a wrapper: the same program, copied into a second plugin
+// directory under the provider's name, runs the real provider as its child and
+// records the child's maximum resident set size (getrusage) when it ends.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
+)
+
+// Environment variables of the wrapper mode.
+const (
+	envWrapTarget = "MEDIAPLATFORM_BENCH_WRAP_TARGET" // the real provider binary
+	envWrapRecord = "MEDIAPLATFORM_BENCH_WRAP_RECORD" // file that gets one line per process
+)
+
+const modulePath = "github.com/mediaplatform/terraform-provider-mediaplatform"
+
+func main() {
+	if target := os.Getenv(envWrapTarget); target != "" {
+		os.Exit(wrap(target, os.Getenv(envWrapRecord)))
+	}
+	var o options
+	flag.StringVar(&o.sizes, "sizes", "10,100,1000", "comma-separated numbers of resources")
+	flag.IntVar(&o.runs, "runs", 5, "timed runs of each plan per size (the median is reported)")
+	flag.IntVar(&o.latencyMs, "latency-ms", 20, "emulator latency for the second series of full plans; 0 skips it")
+	flag.IntVar(&o.dataSourceScores, "datasource-scores", 10000, "scores read by the mediaplatform_scores data source; 0 skips it")
+	flag.StringVar(&o.out, "out", "", "also write the results as JSON to this file")
+	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (binaries, workspaces, logs)")
+	flag.BoolVar(&o.verbose, "v", false, "print every terraform command and its duration")
+	flag.BoolVar(&o.quietSeries, "quiet-series", true, "at the largest N, also time the plans with the plugin SDK's logs turned off")
+	flag.StringVar(&o.profile, "profile", "", "at the largest N, also profile one full and one -refresh=false plan with ./bench/pprofprovider, into this `directory`")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, o)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	sizes            string
+	runs             int
+	latencyMs        int
+	dataSourceScores int
+	out              string
+	keep             bool
+	verbose          bool
+	quietSeries      bool
+	profile          string
+}
+
+// results is everything measured; BENCHMARKS.md is written from it.
+type results struct {
+	Date      string        `json:"date"`
+	Machine   machine       `json:"machine"`
+	Runs      int           `json:"runs"`
+	LatencyMs int           `json:"latencyMs"`
+	Sizes     []sizeResult  `json:"sizes"`
+	Logins    *loginResult  `json:"logins,omitempty"`
+	Scores    *scoresResult `json:"scoresDataSource,omitempty"`
+	// MaxLiveSessions and MaxLiveTokens are the largest counts seen after any
+	// terraform command.
+	MaxLiveSessions int `json:"maxLiveSessions"`
+	MaxLiveTokens   int `json:"maxLiveTokens"`
+	Commands        int `json:"commands"`
+	TotalSeconds    int `json:"totalSeconds"`
+}
+
+type machine struct {
+	CPUs      int    `json:"cpus"`
+	CPUModel  string `json:"cpuModel"`
+	MemoryGiB string `json:"memoryGiB"`
+	LoadStart string `json:"loadAverageAtStart"`
+	LoadEnd   string `json:"loadAverageAtEnd"`
+	Terraform string `json:"terraform"`
+	Go        string `json:"go"`
+	OS        string `json:"os"`
+}
+
+type sizeResult struct {
+	N int `json:"n"`
+	// Seconds of the setup apply, informational.
+	ApplySeconds float64 `json:"applySeconds"`
+	// Medians, in seconds.
+	FullPlan      float64 `json:"fullPlan"`
+	NoRefreshPlan float64 `json:"noRefreshPlan"`
+	DataPlan      float64 `json:"terraformDataPlan"`
+	// All runs, in seconds.
+	FullRuns      []float64 `json:"fullRuns"`
+	NoRefreshRuns []float64 `json:"noRefreshRuns"`
+	DataRuns      []float64 `json:"terraformDataRuns"`
+	// RatioNoRefresh is FullPlan / NoRefreshPlan; RatioData is FullPlan / DataPlan.
+	RatioNoRefresh float64 `json:"ratioToNoRefresh"`
+	RatioData      float64 `json:"ratioToTerraformData"`
+	// CPU seconds (user + system) of terraform and its provider processes, medians.
+	FullCPU      float64   `json:"fullPlanCpu"`
+	NoRefreshCPU float64   `json:"noRefreshPlanCpu"`
+	DataCPU      float64   `json:"terraformDataPlanCpu"`
+	FullCPURuns  []float64 `json:"fullCpuRuns"`
+	NoRefCPURuns []float64 `json:"noRefreshCpuRuns"`
+	DataCPURuns  []float64 `json:"terraformDataCpuRuns"`
+	// ReadsPerScore is GET /scores/{id} per score in one full plan; RequestsPerScore
+	// counts every request of that plan (logins and logout included).
+	ReadsPerScore    float64        `json:"readsPerScore"`
+	RequestsPerScore float64        `json:"requestsPerScore"`
+	PlanRequests     map[string]int `json:"planRequests"`
+	NoRefreshReqs    int            `json:"noRefreshPlanRequests"`
+	// With latency: medians and the ratio to the ideal.
+	LatencyFullPlan      float64   `json:"latencyFullPlan,omitempty"`
+	LatencyNoRefreshPlan float64   `json:"latencyNoRefreshPlan,omitempty"`
+	LatencyFullRuns      []float64 `json:"latencyFullRuns,omitempty"`
+	LatencyNoRefreshRuns []float64 `json:"latencyNoRefreshRuns,omitempty"`
+	LatencyIdeal         float64   `json:"latencyIdeal,omitempty"`
+	LatencyRatio         float64   `json:"latencyRatio,omitempty"`
+	// With the plugin SDK's logs off (TF_LOG_SDK*=OFF): medians, seconds and CPU seconds.
+	QuietFullPlan         float64   `json:"quietFullPlan,omitempty"`
+	QuietNoRefreshPlan    float64   `json:"quietNoRefreshPlan,omitempty"`
+	QuietFullCPU          float64   `json:"quietFullCpu,omitempty"`
+	QuietNoRefreshCPU     float64   `json:"quietNoRefreshCpu,omitempty"`
+	QuietFullRuns         []float64 `json:"quietFullRuns,omitempty"`
+	QuietNoRefreshRuns    []float64 `json:"quietNoRefreshRuns,omitempty"`
+	QuietFullCPURuns      []float64 `json:"quietFullCpuRuns,omitempty"`
+	QuietNoRefreshCPURuns []float64 `json:"quietNoRefreshCpuRuns,omitempty"`
+	QuietPeakRSSKiB       int64     `json:"quietPeakRssKiB,omitempty"`
+	// One full plan through the RSS wrapper.
+	ProviderProcesses int   `json:"providerProcesses"`
+	PeakRSSKiB        int64 `json:"peakRssKiB"`
+	OAuthLogins       int   `json:"oauthLoginsPerPlan"`
+	AdminLogins       int   `json:"adminLoginsPerPlan"`
+}
+
+type loginResult struct {
+	Resources         string `json:"resources"`
+	ProviderProcesses int    `json:"providerProcesses"`
+	AdminLogins       int    `json:"adminLogins"`
+	OAuthLogins       int    `json:"oauthLogins"`
+	LiveSessions      int    `json:"liveSessionsAfter"`
+	LiveTokens        int    `json:"liveTokensAfter"`
+}
+
+type scoresResult struct {
+	Scores   int            `json:"scores"`
+	Plan     float64        `json:"plan"`
+	Runs     []float64      `json:"runs"`
+	Requests map[string]int `json:"requestsPerPlan"`
+	Total    int            `json:"totalRequestsPerPlan"`
+}
+
+// bench holds the running state.
+type bench struct {
+	o         options
+	terraform string
+	work      string
+	cli       string // CLI configuration with the provider
+	cliRSS    string // CLI configuration with the RSS wrapper
+	real      string // the provider binary
+	emu       *emulatorProcess
+	env       []string
+	res       *results
+	lastCPU   time.Duration // user + system time of the last terraform command and its children
+}
+
+func run(ctx context.Context, o options) (err error) {
+	start := time.Now()
+	sizes, err := parseSizes(o.sizes)
+	if err != nil {
+		return err
+	}
+	if o.runs < 1 {
+		return errors.New("-runs must be at least 1")
+	}
+	b := &bench{o: o, res: &results{Date: time.Now().UTC().Format(time.RFC3339), Runs: o.runs, LatencyMs: o.latencyMs}}
+	if b.terraform, err = exec.LookPath("terraform"); err != nil {
+		return errors.New("terraform is not on PATH")
+	}
+	if b.work, err = os.MkdirTemp("", "mediaplatform-bench-"); err != nil {
+		return err
+	}
+	if o.keep {
+		fmt.Fprintln(os.Stderr, "bench: working directory", b.work)
+	} else {
+		defer os.RemoveAll(b.work)
+	}
+	b.res.Machine = describeMachine(ctx)
+
+	if err := b.build(ctx); err != nil {
+		return err
+	}
+	if b.emu, err = startEmulator(ctx, filepath.Join(b.work, "bin", "mediaplatform-emulator"), b.work); err != nil {
+		return err
+	}
+	defer func() {
+		if stopErr := b.emu.stop(); err == nil {
+			err = stopErr
+		}
+	}()
+	b.env = append(cleanEnv(),
+		"CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
+		client.EnvAdminURL+"="+b.emu.addr.AdminURL,
+		client.EnvAdminUsername+"=admin",
+		client.EnvAdminPassword+"=admin-secret",
+		client.EnvPlatformURL+"="+b.emu.addr.PlatformURL,
+		client.EnvPublishingURL+"="+b.emu.addr.PublishingURL,
+		client.EnvClientID+"=terraform",
+		client.EnvClientSecret+"=terraform-secret",
+		client.EnvUsername+"=alice",
+		client.EnvPassword+"=alice-secret",
+	)
+
+	for _, n := range sizes {
+		r, err := b.measureSize(ctx, n, slices.Max(sizes))
+		if err != nil {
+			return fmt.Errorf("measuring %d resources: %w", n, err)
+		}
+		b.res.Sizes = append(b.res.Sizes, *r)
+	}
+	if b.res.Logins, err = b.measureLogins(ctx); err != nil {
+		return fmt.Errorf("logins: %w", err)
+	}
+	if o.dataSourceScores > 0 {
+		if b.res.Scores, err = b.measureScoresDataSource(ctx, o.dataSourceScores); err != nil {
+			return fmt.Errorf("scores data source: %w", err)
+		}
+	}
+	b.res.Machine.LoadEnd = loadAverage()
+	b.res.TotalSeconds = int(time.Since(start).Seconds())
+	b.report(os.Stdout)
+	if o.out != "" {
+		data, err := json.MarshalIndent(b.res, "", "  ")
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(o.out, append(data, '\n'), 0o644)
+	}
+	return nil
+}
+
+func parseSizes(s string) ([]int, error) {
+	var sizes []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("-sizes: %q is not a positive number", f)
+		}
+		sizes = append(sizes, n)
+	}
+	return sizes, nil
+}
+
+// build compiles the provider and the emulator, and sets up both plugin directories.
+func (b *bench) build(ctx context.Context) error {
+	pluginDir := filepath.Join(b.work, "plugin")
+	b.real = filepath.Join(pluginDir, "terraform-provider-mediaplatform")
+	for _, target := range []struct{ out, pkg string }{
+		{b.real, modulePath},
+		{filepath.Join(b.work, "bin", "mediaplatform-emulator"), modulePath + "/cmd/mediaplatform-emulator"},
+	} {
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", target.out, target.pkg)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("go build %s: %w\n%s", target.pkg, err, out)
+		}
+	}
+	// The wrapper is this program under the provider's name.
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	rssDir := filepath.Join(b.work, "plugin-rss")
+	if err := copyFile(self, filepath.Join(rssDir, "terraform-provider-mediaplatform")); err != nil {
+		return err
+	}
+	b.cli, b.cliRSS = filepath.Join(b.work, "cli.tfrc"), filepath.Join(b.work, "cli-rss.tfrc")
+	for file, dir := range map[string]string{b.cli: pluginDir, b.cliRSS: rssDir} {
+		config := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    %q = %q\n  }\n  direct {}\n}\n",
+			"registry.terraform.io/mediaplatform/mediaplatform", dir)
+		if err := os.WriteFile(file, []byte(config), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func copyFile(from, to string) error {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(to, data, 0o755)
+}
+
+// ---- workspaces ----
+
+const providerBlock = `terraform {
+  required_providers {
+    mediaplatform = {
+      source = "mediaplatform/mediaplatform"
+    }
+  }
+}
+
+provider "mediaplatform" {}
+`
+
+func scoreConfig(n int) string {
+	return providerBlock + fmt.Sprintf(`
+resource "mediaplatform_score" "bench" {
+  count     = %d
+  score_url = "https://cdn.example/bench/${count.index}.sib"
+}
+`, n)
+}
+
+func dataConfig(n int) string {
+	return fmt.Sprintf(`resource "terraform_data" "bench" {
+  count = %d
+  input = "https://cdn.example/bench/${count.index}.sib"
+}
+`, n)
+}
+
+func (b *bench) workspace(name, config string) (string, error) {
+	dir := filepath.Join(b.work, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	return dir, os.WriteFile(filepath.Join(dir, "main.tf"), []byte(config), 0o644)
+}
+
+// tf runs terraform in dir and returns its duration and output; exit status 2
+// (changes present, with -detailed-exitcode) is returned as an error.
+func (b *bench) tf(ctx context.Context, dir, cli string, extraEnv []string, args ...string) (time.Duration, string, error) {
+	args = append(args, "-no-color", "-input=false")
+	cmd := exec.CommandContext(ctx, b.terraform, args...)
+	cmd.Dir = dir
+	cmd.Env = append(slices.Clone(b.env), "TF_CLI_CONFIG_FILE="+cli)
+	cmd.Env = append(cmd.Env, extraEnv...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err := cmd.Run()
+	d := time.Since(start)
+	b.lastCPU = 0
+	if cmd.ProcessState != nil {
+		// wait4 counts the provider processes too: terraform waits for them.
+		b.lastCPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	b.res.Commands++
+	if b.o.verbose {
+		fmt.Fprintf(os.Stderr, "bench: %-40s %8.3fs  (%s)\n", "terraform "+strings.Join(args[:len(args)-2], " "), d.Seconds(), filepath.Base(dir))
+	}
+	if err != nil {
+		return d, out.String(), fmt.Errorf("terraform %s in %s: %w\n%s", strings.Join(args, " "), filepath.Base(dir), err, tail(out.String(), 40))
+	}
+	return d, out.String(), nil
+}
+
+// tfChecked runs a mediaplatform command and records the live sessions and tokens it
+// leaves behind.
+func (b *bench) tfChecked(ctx context.Context, dir, cli string, extraEnv []string, args ...string) (time.Duration, string, error) {
+	d, out, err := b.tf(ctx, dir, cli, extraEnv, args...)
+	if err != nil {
+		return d, out, err
+	}
+	s, serr := b.emu.stats(ctx)
+	if serr != nil {
+		return d, out, serr
+	}
+	b.res.MaxLiveSessions = max(b.res.MaxLiveSessions, s.LiveSessions)
+	b.res.MaxLiveTokens = max(b.res.MaxLiveTokens, s.LiveTokens)
+	return d, out, nil
+}
+
+func tail(s string, lines int) string {
+	all := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(all[max(0, len(all)-lines):], "\n")
+}
+
+// ---- measurements ----
+
+func (b *bench) measureSize(ctx context.Context, n, largest int) (*sizeResult, error) {
+	r := &sizeResult{N: n}
+	if err := b.emu.reset(ctx); err != nil {
+		return nil, err
+	}
+	scores, err := b.workspace(fmt.Sprintf("scores-%d", n), scoreConfig(n))
+	if err != nil {
+		return nil, err
+	}
+	data, err := b.workspace(fmt.Sprintf("data-%d", n), dataConfig(n))
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(os.Stderr, "bench: N = %d: creating the state\n", n)
+	d, _, err := b.tfChecked(ctx, scores, b.cli, nil, "apply", "-auto-approve", "-parallelism=20")
+	if err != nil {
+		return nil, err
+	}
+	r.ApplySeconds = d.Seconds()
+	if _, _, err := b.tf(ctx, data, b.cli, nil, "apply", "-auto-approve", "-parallelism=20"); err != nil {
+		return nil, err
+	}
+	if s, err := b.emu.stats(ctx); err != nil {
+		return nil, err
+	} else if s.Scores != n {
+		return nil, fmt.Errorf("after apply the emulator holds %d scores, want %d", s.Scores, n)
+	}
+
+	fmt.Fprintf(os.Stderr, "bench: N = %d: %d timed runs of each plan\n", n, b.o.runs)
+	plans := []struct {
+		dir       string
+		args      []string
+		runs, cpu *[]float64
+	}{
+		{scores, []string{"plan", "-detailed-exitcode"}, &r.FullRuns, &r.FullCPURuns},
+		{scores, []string{"plan", "-detailed-exitcode", "-refresh=false"}, &r.NoRefreshRuns, &r.NoRefCPURuns},
+		{data, []string{"plan", "-detailed-exitcode"}, &r.DataRuns, &r.DataCPURuns},
+	}
+	for i := range b.o.runs {
+		// Rotate the order, so that no kind always runs first or after the same one.
+		for j := range plans {
+			p := plans[(i+j)%len(plans)]
+			before, err := b.emu.stats(ctx)
+			if err != nil {
+				return nil, err
+			}
+			d, _, err := b.tfChecked(ctx, p.dir, b.cli, nil, p.args...)
+			if err != nil {
+				return nil, err
+			}
+			*p.runs = append(*p.runs, d.Seconds())
+			*p.cpu = append(*p.cpu, b.lastCPU.Seconds())
+			after, err := b.emu.stats(ctx)
+			if err != nil {
+				return nil, err
+			}
+			delta := after.minus(before)
+			switch {
+			case p.runs == &r.FullRuns && r.PlanRequests == nil:
+				r.PlanRequests = delta.Requests
+				r.ReadsPerScore = float64(delta.Requests["GET "+b.emu.publishingPath()+"/scores/{id}"]) / float64(n)
+				r.RequestsPerScore = float64(delta.total()) / float64(n)
+			case p.runs == &r.NoRefreshRuns:
+				r.NoRefreshReqs = max(r.NoRefreshReqs, delta.total())
+			}
+		}
+	}
+	r.FullPlan, r.NoRefreshPlan, r.DataPlan = median(r.FullRuns), median(r.NoRefreshRuns), median(r.DataRuns)
+	r.RatioNoRefresh, r.RatioData = r.FullPlan/r.NoRefreshPlan, r.FullPlan/r.DataPlan
+	r.FullCPU, r.NoRefreshCPU, r.DataCPU = median(r.FullCPURuns), median(r.NoRefCPURuns), median(r.DataCPURuns)
+
+	if err := b.measureRSS(ctx, scores, r); err != nil {
+		return nil, err
+	}
+
+	if b.o.profile != "" && n == largest {
+		if err := b.profilePlans(ctx, scores); err != nil {
+			return nil, err
+		}
+	}
+	if b.o.quietSeries && n == largest {
+		if err := b.measureQuiet(ctx, scores, r); err != nil {
+			return nil, err
+		}
+	}
+
+	if b.o.latencyMs > 0 {
+		fmt.Fprintf(os.Stderr, "bench: N = %d: %d timed runs with %d ms latency\n", n, b.o.runs, b.o.latencyMs)
+		if err := b.emu.setFaults(ctx, fmt.Sprintf(`{"latencyMs": %d}`, b.o.latencyMs)); err != nil {
+			return nil, err
+		}
+		for i := range b.o.runs {
+			for j := range 2 {
+				args, runs := []string{"plan", "-detailed-exitcode"}, &r.LatencyFullRuns
+				if (i+j)%2 == 1 {
+					args, runs = append(args, "-refresh=false"), &r.LatencyNoRefreshRuns
+				}
+				d, _, err := b.tfChecked(ctx, scores, b.cli, nil, args...)
+				if err != nil {
+					return nil, err
+				}
+				*runs = append(*runs, d.Seconds())
+			}
+		}
+		if err := b.emu.setFaults(ctx, `{}`); err != nil {
+			return nil, err
+		}
+		r.LatencyFullPlan, r.LatencyNoRefreshPlan = median(r.LatencyFullRuns), median(r.LatencyNoRefreshRuns)
+		// Terraform refreshes 10 resources at a time, one request each.
+		r.LatencyIdeal = float64(n)*float64(b.o.latencyMs)/1000/10 + r.LatencyNoRefreshPlan
+		r.LatencyRatio = r.LatencyFullPlan / r.LatencyIdeal
+	}
+	return r, nil
+}
+
+// quietLogs turns the plugin SDK's logs off in the provider processes (they inherit
+// terraform's environment). Without TF_LOG, Terraform discards every line a provider
+// logs, but the SDK still writes them at TRACE by default.
+var quietLogs = []string{"TF_LOG_SDK=OFF", "TF_LOG_SDK_PROTO=OFF", "TF_LOG_SDK_FRAMEWORK=OFF", "TF_LOG_PROVIDER_MEDIAPLATFORM=OFF"}
+
+// measureQuiet times the full and -refresh=false plans with the SDK's logs off.
+func (b *bench) measureQuiet(ctx context.Context, dir string, r *sizeResult) error {
+	fmt.Fprintf(os.Stderr, "bench: N = %d: %d timed runs with the SDK's logs off\n", r.N, b.o.runs)
+	for i := range b.o.runs {
+		for j := range 2 {
+			args, runs, cpu := []string{"plan", "-detailed-exitcode"}, &r.QuietFullRuns, &r.QuietFullCPURuns
+			if (i+j)%2 == 1 {
+				args, runs, cpu = append(args, "-refresh=false"), &r.QuietNoRefreshRuns, &r.QuietNoRefreshCPURuns
+			}
+			d, _, err := b.tfChecked(ctx, dir, b.cli, quietLogs, args...)
+			if err != nil {
+				return err
+			}
+			*runs, *cpu = append(*runs, d.Seconds()), append(*cpu, b.lastCPU.Seconds())
+		}
+	}
+	r.QuietFullPlan, r.QuietNoRefreshPlan = median(r.QuietFullRuns), median(r.QuietNoRefreshRuns)
+	r.QuietFullCPU, r.QuietNoRefreshCPU = median(r.QuietFullCPURuns), median(r.QuietNoRefreshCPURuns)
+	procs, _, _, err := b.wrapped(ctx, dir, quietLogs, "plan", "-detailed-exitcode")
+	if err != nil {
+		return err
+	}
+	r.QuietPeakRSSKiB = slices.Max(append(procs, 0))
+	return nil
+}
+
+// profilePlans runs one full and one -refresh=false plan with the profiling build of
+// the provider; every provider process writes a CPU and an allocation profile.
+func (b *bench) profilePlans(ctx context.Context, dir string) error {
+	pluginDir := filepath.Join(b.work, "plugin-pprof")
+	binary := filepath.Join(pluginDir, "terraform-provider-mediaplatform")
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", binary, modulePath+"/bench/pprofprovider").CombinedOutput(); err != nil {
+		return fmt.Errorf("go build pprofprovider: %w\n%s", err, out)
+	}
+	cli := filepath.Join(b.work, "cli-pprof.tfrc")
+	config := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    %q = %q\n  }\n  direct {}\n}\n",
+		"registry.terraform.io/mediaplatform/mediaplatform", pluginDir)
+	if err := os.WriteFile(cli, []byte(config), 0o644); err != nil {
+		return err
+	}
+	reader := binary // the binary that pprof needs to read the profiles
+	if !b.o.keep {
+		reader = filepath.Join(b.o.profile, "terraform-provider-mediaplatform")
+		if err := copyFile(binary, reader); err != nil {
+			return err
+		}
+	}
+	for _, p := range []struct {
+		name string
+		args []string
+	}{
+		{"full", []string{"plan", "-detailed-exitcode"}},
+		{"no-refresh", []string{"plan", "-detailed-exitcode", "-refresh=false"}},
+	} {
+		out, err := filepath.Abs(filepath.Join(b.o.profile, p.name))
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return err
+		}
+		if _, _, err := b.tfChecked(ctx, dir, cli, []string{"MEDIAPLATFORM_PPROF_DIR=" + out}, p.args...); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "bench: profiles of a %s plan: go tool pprof -top %s %s/provider-*.cpu.pprof (the largest is the plan's)\n",
+			p.name, reader, out)
+	}
+	return nil
+}
+
+// measureRSS runs one full plan through the wrapper: provider processes, their peak
+// RSS and the logins of the plan.
+func (b *bench) measureRSS(ctx context.Context, dir string, r *sizeResult) error {
+	procs, before, after, err := b.wrapped(ctx, dir, nil, "plan", "-detailed-exitcode")
+	if err != nil {
+		return err
+	}
+	r.ProviderProcesses = len(procs)
+	for _, p := range procs {
+		r.PeakRSSKiB = max(r.PeakRSSKiB, p)
+	}
+	r.OAuthLogins = after.Logins["oauth"] - before.Logins["oauth"]
+	r.AdminLogins = after.Logins["admin"] - before.Logins["admin"]
+	return nil
+}
+
+// wrapped runs a terraform command through the RSS wrapper and returns the peak RSS
+// (KiB) of every provider process it started, and the stats around it.
+func (b *bench) wrapped(ctx context.Context, dir string, extraEnv []string, args ...string) ([]int64, stats, stats, error) {
+	record := filepath.Join(b.work, fmt.Sprintf("rss-%d.txt", time.Now().UnixNano()))
+	before, err := b.emu.stats(ctx)
+	if err != nil {
+		return nil, stats{}, stats{}, err
+	}
+	env := append([]string{envWrapTarget + "=" + b.real, envWrapRecord + "=" + record}, extraEnv...)
+	if _, _, err := b.tfChecked(ctx, dir, b.cliRSS, env, args...); err != nil {
+		return nil, stats{}, stats{}, err
+	}
+	after, err := b.emu.stats(ctx)
+	if err != nil {
+		return nil, stats{}, stats{}, err
+	}
+	data, err := os.ReadFile(record)
+	if err != nil {
+		return nil, stats{}, stats{}, fmt.Errorf("the wrapper recorded nothing: %w", err)
+	}
+	var peaks []int64
+	for _, line := range strings.Fields(string(data)) {
+		kib, err := strconv.ParseInt(line, 10, 64)
+		if err != nil {
+			return nil, stats{}, stats{}, fmt.Errorf("wrapper record %q: %w", line, err)
+		}
+		peaks = append(peaks, kib)
+	}
+	return peaks, before, after, nil
+}
+
+// measureLogins plans a configuration that needs both logins, with many operations
+// at once: each provider process logs in at most once each way.
+func (b *bench) measureLogins(ctx context.Context) (*loginResult, error) {
+	const scores = 50
+	fmt.Fprintln(os.Stderr, "bench: logins per provider process")
+	if err := b.emu.reset(ctx); err != nil {
+		return nil, err
+	}
+	dir, err := b.workspace("logins", scoreConfig(scores)+`
+resource "mediaplatform_external_authentication" "bench" {
+  domain_name = "BENCH"
+  enabled     = true
+}
+`)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := b.tfChecked(ctx, dir, b.cli, nil, "apply", "-auto-approve"); err != nil {
+		return nil, err
+	}
+	procs, before, after, err := b.wrapped(ctx, dir, nil, "plan", "-detailed-exitcode")
+	if err != nil {
+		return nil, err
+	}
+	return &loginResult{
+		Resources:         fmt.Sprintf("%d mediaplatform_score + 1 mediaplatform_external_authentication", scores),
+		ProviderProcesses: len(procs),
+		AdminLogins:       after.Logins["admin"] - before.Logins["admin"],
+		OAuthLogins:       after.Logins["oauth"] - before.Logins["oauth"],
+		LiveSessions:      after.LiveSessions,
+		LiveTokens:        after.LiveTokens,
+	}, nil
+}
+
+// measureScoresDataSource publishes n scores through the API and reads them all with
+// the mediaplatform_scores data source.
+func (b *bench) measureScoresDataSource(ctx context.Context, n int) (*scoresResult, error) {
+	fmt.Fprintf(os.Stderr, "bench: publishing %d scores for the data source\n", n)
+	if err := b.emu.reset(ctx); err != nil {
+		return nil, err
+	}
+	c, err := client.New(client.Config{
+		PlatformURL: b.emu.addr.PlatformURL, PublishingURL: b.emu.addr.PublishingURL,
+		ClientID: "terraform", ClientSecret: "terraform-secret", Username: "alice", Password: "alice-secret",
+	})
+	if err != nil {
+		return nil, err
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for range 16 {
+		wg.Go(func() {
+			for i := next.Add(1); i <= int64(n); i = next.Add(1) {
+				if _, err := c.PublishScore(ctx, client.PublishScoreInput{ScoreURL: fmt.Sprintf("https://cdn.example/many/%d.sib", i)}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	closeErr := c.Close(ctx)
+	if err := <-errs; err != nil {
+		return nil, err
+	}
+	if closeErr != nil {
+		return nil, closeErr
+	}
+	dir, err := b.workspace("scores-data-source", providerBlock+`
+data "mediaplatform_scores" "all" {}
+
+output "count" {
+  value = length(data.mediaplatform_scores.all.scores)
+}
+`)
+	if err != nil {
+		return nil, err
+	}
+	res := &scoresResult{Scores: n}
+	fmt.Fprintf(os.Stderr, "bench: %d timed plans reading %d scores\n", b.o.runs, n)
+	for range b.o.runs {
+		before, err := b.emu.stats(ctx)
+		if err != nil {
+			return nil, err
+		}
+		d, out, err := b.tfChecked(ctx, dir, b.cli, nil, "plan")
+		if err != nil {
+			return nil, err
+		}
+		if !strings.Contains(out, fmt.Sprintf("count = %d", n)) {
+			return nil, fmt.Errorf("the plan does not show count = %d:\n%s", n, tail(out, 20))
+		}
+		after, err := b.emu.stats(ctx)
+		if err != nil {
+			return nil, err
+		}
+		res.Runs = append(res.Runs, d.Seconds())
+		delta := after.minus(before)
+		res.Requests, res.Total = delta.Requests, delta.total()
+	}
+	res.Plan = median(res.Runs)
+	return res, nil
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Sorted(slices.Values(xs))
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// ---- report ----
+
+func (b *bench) report(w io.Writer) {
+	r := b.res
+	m := r.Machine
+	fmt.Fprintf(w, "# Benchmark results\n\n")
+	fmt.Fprintf(w, "Date: %s. Machine: %d CPUs (%s), %s GiB memory, %s; load average %s at start, %s at end.\n",
+		r.Date, m.CPUs, m.CPUModel, m.MemoryGiB, m.OS, m.LoadStart, m.LoadEnd)
+	fmt.Fprintf(w, "%s, %s. %d runs of each plan, medians in seconds. %d terraform commands in %d s.\n\n",
+		m.Terraform, m.Go, r.Runs, r.Commands, r.TotalSeconds)
+
+	fmt.Fprintf(w, "## terraform plan of N mediaplatform_score (parallelism 10)\n\n")
+	fmt.Fprintf(w, "| N | full plan | -refresh=false | terraform_data | full ÷ -refresh=false | full ÷ terraform_data | GET per score | requests per score | setup apply |\n")
+	fmt.Fprintf(w, "|---|---|---|---|---|---|---|---|---|\n")
+	for _, s := range r.Sizes {
+		fmt.Fprintf(w, "| %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.3f | %.1f |\n", s.N, s.FullPlan, s.NoRefreshPlan, s.DataPlan,
+			s.RatioNoRefresh, s.RatioData, s.ReadsPerScore, s.RequestsPerScore, s.ApplySeconds)
+	}
+	fmt.Fprintf(w, "\nCPU seconds (user + system, terraform and its provider processes), medians:\n\n")
+	fmt.Fprintf(w, "| N | full plan | -refresh=false | terraform_data | full ÷ -refresh=false |\n|---|---|---|---|---|\n")
+	for _, s := range r.Sizes {
+		fmt.Fprintf(w, "| %d | %.2f | %.2f | %.2f | %.2f |\n", s.N, s.FullCPU, s.NoRefreshCPU, s.DataCPU, s.FullCPU/s.NoRefreshCPU)
+	}
+	for _, s := range r.Sizes {
+		if len(s.QuietFullRuns) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n## N = %d with the plugin SDK's logs off (%s)\n\n", s.N, strings.Join(quietLogs, " "))
+		fmt.Fprintf(w, "| | full plan | -refresh=false | full ÷ -refresh=false | peak RSS (MiB) |\n|---|---|---|---|---|\n")
+		fmt.Fprintf(w, "| seconds | %.2f | %.2f | %.2f | %.1f |\n", s.QuietFullPlan, s.QuietNoRefreshPlan, s.QuietFullPlan/s.QuietNoRefreshPlan, float64(s.QuietPeakRSSKiB)/1024)
+		fmt.Fprintf(w, "| CPU seconds | %.2f | %.2f | %.2f | |\n", s.QuietFullCPU, s.QuietNoRefreshCPU, s.QuietFullCPU/s.QuietNoRefreshCPU)
+	}
+	if r.LatencyMs > 0 {
+		fmt.Fprintf(w, "\n## With %d ms emulator latency\n\n", r.LatencyMs)
+		fmt.Fprintf(w, "| N | full plan | -refresh=false | ideal (N × %d ms ÷ 10 + -refresh=false) | full ÷ ideal |\n", r.LatencyMs)
+		fmt.Fprintf(w, "|---|---|---|---|---|\n")
+		for _, s := range r.Sizes {
+			fmt.Fprintf(w, "| %d | %.2f | %.2f | %.2f | %.2f |\n", s.N, s.LatencyFullPlan, s.LatencyNoRefreshPlan, s.LatencyIdeal, s.LatencyRatio)
+		}
+	}
+	fmt.Fprintf(w, "\n## One full plan through the RSS wrapper\n\n")
+	fmt.Fprintf(w, "| N | provider processes | peak RSS (MiB) | OAuth logins | admin logins |\n|---|---|---|---|---|\n")
+	for _, s := range r.Sizes {
+		fmt.Fprintf(w, "| %d | %d | %.1f | %d | %d |\n", s.N, s.ProviderProcesses, float64(s.PeakRSSKiB)/1024, s.OAuthLogins, s.AdminLogins)
+	}
+	if l := r.Logins; l != nil {
+		fmt.Fprintf(w, "\nPlan of %s: %d provider processes, %d admin and %d OAuth logins, then %d live sessions and %d live tokens.\n",
+			l.Resources, l.ProviderProcesses, l.AdminLogins, l.OAuthLogins, l.LiveSessions, l.LiveTokens)
+	}
+	fmt.Fprintf(w, "After every one of the %d terraform commands: at most %d live sessions and %d live tokens.\n", r.Commands, r.MaxLiveSessions, r.MaxLiveTokens)
+	for _, s := range r.Sizes {
+		fmt.Fprintf(w, "N = %d, requests of one full plan: %s; of a -refresh=false plan: %d.\n", s.N, formatRequests(s.PlanRequests), s.NoRefreshReqs)
+	}
+	if s := r.Scores; s != nil {
+		fmt.Fprintf(w, "\n## mediaplatform_scores over %d scores\n\n", s.Scores)
+		fmt.Fprintf(w, "terraform plan: %.2f s (median; runs %s); %d requests per plan: %s.\n", s.Plan, formatRuns(s.Runs), s.Total, formatRequests(s.Requests))
+	}
+	fmt.Fprintf(w, "\n## All runs (seconds)\n\n")
+	for _, s := range r.Sizes {
+		fmt.Fprintf(w, "- N = %d: full %s; -refresh=false %s; terraform_data %s", s.N, formatRuns(s.FullRuns), formatRuns(s.NoRefreshRuns), formatRuns(s.DataRuns))
+		fmt.Fprintf(w, "; CPU full %s; CPU -refresh=false %s; CPU terraform_data %s", formatRuns(s.FullCPURuns), formatRuns(s.NoRefCPURuns), formatRuns(s.DataCPURuns))
+		if r.LatencyMs > 0 {
+			fmt.Fprintf(w, "; latency full %s; latency -refresh=false %s", formatRuns(s.LatencyFullRuns), formatRuns(s.LatencyNoRefreshRuns))
+		}
+		if len(s.QuietFullRuns) > 0 {
+			fmt.Fprintf(w, "; SDK logs off: full %s, -refresh=false %s, CPU full %s, CPU -refresh=false %s", formatRuns(s.QuietFullRuns),
+				formatRuns(s.QuietNoRefreshRuns), formatRuns(s.QuietFullCPURuns), formatRuns(s.QuietNoRefreshCPURuns))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func formatRuns(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf("%.2f", x)
+	}
+	return strings.Join(parts, " ")
+}
+
+func formatRequests(m map[string]int) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%s ×%d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ---- the machine ----
+
+func describeMachine(ctx context.Context) machine {
+	m := machine{CPUs: runtime.NumCPU(), OS: runtime.GOOS + "/" + runtime.GOARCH, Go: runtime.Version(), LoadStart: loadAverage()}
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPUModel = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+				if kib, err := strconv.ParseFloat(f[1], 64); err == nil {
+					m.MemoryGiB = fmt.Sprintf("%.1f", kib/1024/1024)
+				}
+			}
+		}
+	}
+	cmd := exec.CommandContext(ctx, "terraform", "version")
+	cmd.Env = append(cleanEnv(), "CHECKPOINT_DISABLE=1", "TF_CLI_CONFIG_FILE="+os.DevNull)
+	if out, err := cmd.Output(); err == nil {
+		m.Terraform, _, _ = strings.Cut(string(out), "\n")
+	}
+	return m
+}
+
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// cleanEnv is the environment without the variables that change what Terraform or
+// the provider do.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "TF_") || strings.HasPrefix(kv, "MEDIAPLATFORM_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+// ---- the emulator ----
+
+type addresses struct {
+	AdminURL      string `json:"admin_url"`
+	PlatformURL   string `json:"platform_url"`
+	PublishingURL string `json:"publishing_url"`
+}
+
+type emulatorProcess struct {
+	cmd  *exec.Cmd
+	addr addresses
+	http *http.Client
+}
+
+func startEmulator(ctx context.Context, binary, work string) (*emulatorProcess, error) {
+	// No render delay: a new score is idle at its first read, so the apply that
+	// creates the state costs two requests per score.
+	cmd := exec.CommandContext(ctx, binary, "-listen", "127.0.0.1:0", "-render-delay", "0s")
+	stderr, err := os.Create(filepath.Join(work, "emulator.log"))
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	e := &emulatorProcess{cmd: cmd, http: &http.Client{Timeout: 30 * time.Second}}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err == nil {
+		err = json.Unmarshal([]byte(line), &e.addr)
+	}
+	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	if err != nil || e.addr.PlatformURL == "" {
+		_ = cmd.Process.Kill()
+		return nil, fmt.Errorf("reading the emulator's addresses from %q: %w", line, cmp.Or(err, errors.New("no platform_url")))
+	}
+	return e, nil
+}
+
+func (e *emulatorProcess) stop() error {
+	_ = e.cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- e.cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err // nil: the emulator stops cleanly on SIGINT
+	case <-time.After(5 * time.Second):
+		_ = e.cmd.Process.Kill()
+		return errors.New("the emulator did not stop on SIGINT")
+	}
+}
+
+// publishingPath is the path of publishing_url, as the emulator's route names use it.
+func (e *emulatorProcess) publishingPath() string {
+	return strings.TrimPrefix(e.addr.PublishingURL, e.addr.PlatformURL)
+}
+
+type stats struct {
+	Requests     map[string]int `json:"requests"`
+	Logins       map[string]int `json:"logins"`
+	LiveSessions int            `json:"liveSessions"`
+	LiveTokens   int            `json:"liveTokens"`
+	Scores       int            `json:"scores"`
+}
+
+func (s stats) minus(before stats) stats {
+	d := s
+	d.Requests = map[string]int{}
+	for k, v := range s.Requests {
+		if n := v - before.Requests[k]; n != 0 {
+			d.Requests[k] = n
+		}
+	}
+	d.Logins = map[string]int{}
+	for k, v := range s.Logins {
+		d.Logins[k] = v - before.Logins[k]
+	}
+	return d
+}
+
+func (s stats) total() int {
+	n := 0
+	for _, v := range s.Requests {
+		n += v
+	}
+	return n
+}
+
+func (e *emulatorProcess) control(ctx context.Context, method, path, body string, out any) error {
+	req, err := http.NewRequestWithContext(ctx, method, e.addr.PlatformURL+"/_emulator/"+path, strings.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := e.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s /_emulator/%s: HTTP %d: %s", method, path, resp.StatusCode, data)
+	}
+	if out != nil {
+		return json.Unmarshal(data, out)
+	}
+	return nil
+}
+
+func (e *emulatorProcess) stats(ctx context.Context) (stats, error) {
+	var s stats
+	err := e.control(ctx, http.MethodGet, "stats", "", &s)
+	return s, err
+}
+
+func (e *emulatorProcess) reset(ctx context.Context) error {
+	return e.control(ctx, http.MethodPost, "reset", "", nil)
+}
+
+func (e *emulatorProcess) setFaults(ctx context.Context, faults string) error {
+	return e.control(ctx, http.MethodPost, "faults", faults, nil)
+}
+
+// ---- the RSS wrapper ----
+
+// wrap runs the provider binary target as a child with this process's arguments,
+// standard streams and environment, passes signals on, and when it ends appends its
+// peak resident set size in KiB to record.
+func wrap(target, record string) int {
+	cmd := exec.Command(target, os.Args[1:]...) //nolint:noctx // lives as long as the child
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, envWrapTarget+"=") && !strings.HasPrefix(kv, envWrapRecord+"=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	signals := make(chan os.Signal, 4)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench wrapper:", err)
+		return 1
+	}
+	go func() {
+		for s := range signals {
+			_ = cmd.Process.Signal(s)
+		}
+	}()
+	err := cmd.Wait()
+	if usage, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && record != "" {
+		maxRSS := usage.Maxrss // KiB on Linux, bytes on macOS
+		if runtime.GOOS == "darwin" {
+			maxRSS /= 1024
+		}
+		if f, ferr := os.OpenFile(record, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); ferr == nil {
+			fmt.Fprintln(f, maxRSS)
+			f.Close()
+		}
+	}
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		return exitErr.ExitCode()
+	}
+	if err != nil {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,338 @@
+package provider
+
+// Reliability: the provider under the platform's failure modes (contract §0 and G):
+// transient failures before effect and rate limits, answers lost after effect, access
+// tokens outlived by an apply, and administrator sessions expiring between runs.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+)
+
+// newTestEmulatorWithOptions is newTestEmulator with options of its own.
+func newTestEmulatorWithOptions(t *testing.T, opts emulator.Options) *testEmulator {
+	t.Helper()
+	emu := emulator.New(opts)
+	srv := httptest.NewServer(emu)
+	t.Cleanup(srv.Close)
+	return &testEmulator{Emulator: emu, URL: srv.URL}
+}
+
+// providerConfigPlus is providerConfig with more provider arguments.
+func providerConfigPlus(e *testEmulator, arguments string) string {
+	config := strings.TrimRight(e.providerConfig(), "\n")
+	return strings.TrimSuffix(config, "}") + "  " + arguments + "\n}\n"
+}
+
+// publishRoute is the emulator's route of POST /scores, as Stats and Faults name it.
+func publishRoute(e *testEmulator) string {
+	return "POST " + e.PublishingURL("") + "/scores"
+}
+
+// trackedProviders serves a fresh provider instance to every Terraform command, as
+// testProviderFactories does, and remembers the instances, so that the test can close
+// their clients at the end as the provider binary does when Terraform ends it. (The
+// in-process providers of the test harness are never shut down that way, and
+// CloseAll would also close the clients of tests running in parallel.)
+type trackedProviders struct {
+	mu        sync.Mutex
+	providers []*mediaplatformProvider
+}
+
+func (tp *trackedProviders) factories() map[string]func() (tfprotov6.ProviderServer, error) {
+	return map[string]func() (tfprotov6.ProviderServer, error){
+		"mediaplatform": func() (tfprotov6.ProviderServer, error) {
+			p, ok := New("test")().(*mediaplatformProvider)
+			if !ok {
+				return nil, errors.New("New does not return a *mediaplatformProvider")
+			}
+			tp.mu.Lock()
+			tp.providers = append(tp.providers, p)
+			tp.mu.Unlock()
+			return providerserver.NewProtocol6WithError(p)()
+		},
+	}
+}
+
+// closeClients logs out and removes the tokens of every client the providers made.
+func (tp *trackedProviders) closeClients(t *testing.T) {
+	t.Helper()
+	tp.mu.Lock()
+	defer tp.mu.Unlock()
+	for _, p := range tp.providers {
+		p.mu.Lock()
+		c := p.client
+		p.mu.Unlock()
+		if c == nil {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err := c.Close(ctx)
+		cancel()
+		if err != nil {
+			t.Errorf("closing a provider's client: %v", err)
+		}
+	}
+}
+
+// sharedProviderFactories serve the same provider instance, and so the same client,
+// to every Terraform command: a client that lives across runs, whose session and
+// token can expire between them.
+func sharedProviderFactories(p provider.Provider) map[string]func() (tfprotov6.ProviderServer, error) {
+	return map[string]func() (tfprotov6.ProviderServer, error){
+		"mediaplatform": func() (tfprotov6.ProviderServer, error) {
+			return providerserver.NewProtocol6WithError(p)()
+		},
+	}
+}
+
+// TestAccReliability_transientFailures applies 60 scores with aliases while the
+// platform fails 20% of requests with 503 before effect and rate-limits at 30
+// requests per second: with max_retries = 10 the apply succeeds, every score exists
+// exactly once and the next plan is empty.
+//
+// A request fails for good only when 11 attempts in a row fail. The 503s alone make
+// that 0.2^11 ≈ 2e-8 per request, about 1e-5 for the ~500 requests of the test. A 429
+// costs a one-second wait and meets a new rate-limit window; with 10 concurrent
+// operations and waits of ≥ 100 ms between polls, the load stays near the limit, so a
+// 429 is well below a coin toss, and 11 in a row (< 0.5^11 ≈ 5e-4) practically never
+// happen.
+func TestAccReliability_transientFailures(t *testing.T) {
+	t.Parallel()
+	const n = 60
+	emu := newTestEmulator(t)
+	emu.SetFaults(emulator.Faults{FailRate: 0.2, Status: 503, RateLimitPerSecond: 30})
+	start := time.Now()
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(),
+		Steps: []resource.TestStep{{
+			Config: providerConfigPlus(emu, "max_retries = 10") + fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  count     = %d
+  score_url = "https://cdn.example/scores/reliable-${count.index}.sib"
+  score_id  = "reliable-${count.index}"
+}
+`, n),
+			Check: func(*terraform.State) error {
+				s := emu.Stats()
+				if s.Scores != n {
+					return fmt.Errorf("the emulator holds %d scores, want %d", s.Scores, n)
+				}
+				// Some publish requests failed and were repeated: the faults were in force.
+				if posts := s.Requests[publishRoute(emu)]; posts <= n {
+					return fmt.Errorf("%d publish requests for %d scores: no publish failed, the test proves nothing", posts, n)
+				}
+				return nil
+			},
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+		}},
+	})
+	s := emu.Stats()
+	t.Logf("%d requests in %s (publish %d, read %d, delete %d)", s.TotalRequests(), time.Since(start).Round(time.Second),
+		s.Requests[publishRoute(emu)], s.Requests["GET "+emu.PublishingURL("")+"/scores/{id}"],
+		s.Requests["DELETE "+emu.PublishingURL("")+"/scores/{id}"])
+	if s.Scores != 0 {
+		t.Errorf("%d scores left after destroy", s.Scores)
+	}
+}
+
+// TestAccReliability_dropAfterEffectWithAlias loses the answer to the publish request
+// after the score was created: the provider looks the alias up, recognises its score
+// and does not publish it twice.
+func TestAccReliability_dropAfterEffectWithAlias(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	emu.SetFaults(emulator.Faults{DropRate: 1, DropRoutes: []string{publishRoute(emu)}})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(),
+		Steps: []resource.TestStep{{
+			Config: emu.providerConfig() + `
+resource "mediaplatform_score" "test" {
+  score_url = "https://cdn.example/scores/dropped.sib"
+  score_id  = "dropped"
+}
+`,
+			Check: resource.ComposeTestCheckFunc(
+				func(*terraform.State) error {
+					s := emu.Stats()
+					if s.Scores != 1 || s.Requests[publishRoute(emu)] != 1 {
+						return fmt.Errorf("%d scores after %d publish requests, want 1 and 1", s.Scores, s.Requests[publishRoute(emu)])
+					}
+					return nil
+				},
+				func(st *terraform.State) error {
+					score, err := emu.client(t).GetScore(context.Background(), "dropped")
+					if err != nil {
+						return err
+					}
+					return resource.TestCheckResourceAttr("mediaplatform_score.test", "id", score.ID)(st)
+				},
+				resource.TestCheckResourceAttr("mediaplatform_score.test", "status", client.ScoreStatusIdle),
+			),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+		}},
+	})
+}
+
+// TestAccReliability_dropAfterEffectWithoutAlias loses the answer to the publish
+// request of a score without an alias: the provider cannot tell whether it exists,
+// does not publish again, and says so with how to import it.
+func TestAccReliability_dropAfterEffectWithoutAlias(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	emu.SetFaults(emulator.Faults{DropRate: 1, DropRoutes: []string{publishRoute(emu)}})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(),
+		Steps: []resource.TestStep{{
+			Config: emu.providerConfig() + `
+resource "mediaplatform_score" "test" {
+  score_url = "https://cdn.example/scores/dropped.sib"
+}
+`,
+			ExpectError: errorPattern("Unable to publish score", "may have been published", "import it"),
+		}},
+	})
+	if s := emu.Stats(); s.Scores != 1 || s.Requests[publishRoute(emu)] != 1 {
+		t.Errorf("%d scores after %d publish requests, want 1 and 1: the request took effect once and was not repeated",
+			s.Scores, s.Requests[publishRoute(emu)])
+	}
+}
+
+// TestAccReliability_tokenLifetime applies 40 scores that take seconds to render
+// while platform tokens live 3 s: the apply outlives its token and succeeds, the
+// client extends the token or grants a new one as it goes, and no token outlives
+// the test. (The client extends a token used in the last third of its lifetime;
+// here the render polls of a wave of 10 scores are in step and can all miss that
+// one-second window, so new grants are as good an answer as extensions.)
+func TestAccReliability_tokenLifetime(t *testing.T) {
+	t.Parallel()
+	const (
+		n        = 40
+		lifetime = 3 * time.Second
+	)
+	emu := newTestEmulatorWithOptions(t, emulator.Options{TokenLifetime: lifetime, RenderDelay: time.Second})
+	var providers trackedProviders
+	var applyStart time.Time
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: providers.factories(),
+		Steps: []resource.TestStep{{
+			PreConfig: func() { applyStart = time.Now() },
+			Config: emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  count     = %d
+  score_url = "https://cdn.example/scores/long-${count.index}.sib"
+}
+`, n),
+			Check: resource.ComposeTestCheckFunc(
+				resource.TestCheckResourceAttr("mediaplatform_score.test.0", "status", client.ScoreStatusIdle),
+				resource.TestCheckResourceAttr(fmt.Sprintf("mediaplatform_score.test.%d", n-1), "status", client.ScoreStatusIdle),
+				func(*terraform.State) error {
+					if d := time.Since(applyStart); d < 2*lifetime {
+						return fmt.Errorf("the apply took %s, not longer than the token lifetime %s: the test proves nothing", d, lifetime)
+					}
+					s := emu.Stats()
+					if s.Scores != n {
+						return fmt.Errorf("%d scores, want %d", s.Scores, n)
+					}
+					// The plan before had nothing to read, so every grant and extension
+					// so far was the apply's: more than its first grant.
+					if renewals := s.Requests["POST /auth/tokens/current/extension"] + s.Logins["oauth"] - 1; renewals < 1 {
+						return fmt.Errorf("the token was neither extended nor granted again during an apply that outlived it: %v", s.Requests)
+					}
+					return nil
+				},
+			),
+		}},
+	})
+	before := emu.Stats()
+	providers.closeClients(t)
+	s := emu.Stats()
+	t.Logf("token extensions %d, grants %d; token removals on close %d", s.Requests["POST /auth/tokens/current/extension"],
+		s.Logins["oauth"], s.Requests["DELETE /auth/tokens/current"]-before.Requests["DELETE /auth/tokens/current"])
+	if s.LiveTokens != 0 || s.LiveSessions != 0 {
+		t.Errorf("after closing the clients: %d live tokens, %d live sessions; want 0", s.LiveTokens, s.LiveSessions)
+	}
+}
+
+// TestAccReliability_adminSessionExpired expires the administrator session of a
+// client that lives across runs: the next run logs in exactly once more and succeeds.
+func TestAccReliability_adminSessionExpired(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	// Checked last, once the provider's client and expectSettings' have logged out.
+	t.Cleanup(func() {
+		if s := emu.Stats(); s.LiveSessions != 0 || s.LiveTokens != 0 {
+			t.Errorf("%d live sessions, %d live tokens after close; want 0", s.LiveSessions, s.LiveTokens)
+		}
+	})
+	p, ok := New("test")().(*mediaplatformProvider)
+	if !ok {
+		t.Fatal("New does not return a *mediaplatformProvider")
+	}
+	config := func(domain string) string {
+		return emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_external_authentication" "test" {
+  domain_name = %q
+  enabled     = true
+}
+`, domain)
+	}
+	var logins int
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: sharedProviderFactories(p),
+		Steps: []resource.TestStep{
+			{
+				Config: config("CORP"),
+				Check: func(*terraform.State) error {
+					if n := emu.Stats().Logins["admin"]; n != 1 {
+						return fmt.Errorf("%d administrator logins, want 1: the provider instance must keep its session", n)
+					}
+					return nil
+				},
+			},
+			{
+				PreConfig: func() {
+					emu.Expire(false, true)
+					logins = emu.Stats().Logins["admin"]
+				},
+				Config: config("CORP2"),
+				Check: resource.ComposeTestCheckFunc(
+					func(*terraform.State) error {
+						if n := emu.Stats().Logins["admin"] - logins; n != 1 {
+							return fmt.Errorf("%d administrator logins after the session expired, want exactly 1", n)
+						}
+						return expectSettings(t, emu, client.ExternalAuthentication{DomainName: "CORP2", Enabled: true})
+					},
+				),
+			},
+		},
+	})
+	p.mu.Lock()
+	c := p.client
+	p.mu.Unlock()
+	if c != nil {
+		if err := c.Close(context.Background()); err != nil {
+			t.Errorf("closing the client: %v", err)
+		}
+	}
+}
