@@ -25,16 +25,10 @@ type externalAuthenticationDataSource struct {
 }
 
 type externalAuthenticationDataSourceModel struct {
-	ID         types.String                `tfsdk:"id"`
-	DomainName types.String                `tfsdk:"domain_name"`
-	Enabled    types.Bool                  `tfsdk:"enabled"`
-	Servers    []authServerDataSourceModel `tfsdk:"servers"`
-}
-
-type authServerDataSourceModel struct {
-	Address types.String `tfsdk:"address"`
-	Port    types.Int64  `tfsdk:"port"`
-	Enabled types.Bool   `tfsdk:"enabled"`
+	ID         types.String      `tfsdk:"id"`
+	DomainName types.String      `tfsdk:"domain_name"`
+	Enabled    types.Bool        `tfsdk:"enabled"`
+	Servers    []authServerModel `tfsdk:"servers"`
 }
 
 func (d *externalAuthenticationDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -101,14 +95,7 @@ func (d *externalAuthenticationDataSource) Read(ctx context.Context, _ datasourc
 		ID:         types.StringValue(externalAuthenticationID),
 		DomainName: types.StringValue(settings.DomainName),
 		Enabled:    types.BoolValue(settings.Enabled),
-		Servers:    make([]authServerDataSourceModel, 0, len(settings.Servers)),
-	}
-	for _, s := range settings.Servers {
-		data.Servers = append(data.Servers, authServerDataSourceModel{
-			Address: types.StringValue(s.Address),
-			Port:    types.Int64Value(int64(s.Port)),
-			Enabled: types.BoolValue(s.Enabled),
-		})
+		Servers:    authServers(settings.Servers),
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &data)...)
 }

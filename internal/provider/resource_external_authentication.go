@@ -7,12 +7,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
@@ -128,19 +130,7 @@ func (r *externalAuthenticationResource) Configure(_ context.Context, req resour
 }
 
 func (r *externalAuthenticationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan externalAuthenticationModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	stored, err := r.client.PutExternalAuthentication(ctx, plan.settings())
-	if err != nil {
-		addClientError(&resp.Diagnostics, "Unable to store external authentication settings",
-			externalAuthDetail("The external authentication settings could not be stored. Check the configured values and that admin_username is an administrator."), err)
-		return
-	}
-	plan.refresh(stored)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	r.store(ctx, req.Plan, &resp.State, &resp.Diagnostics, "Unable to store external authentication settings")
 }
 
 func (r *externalAuthenticationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -164,19 +154,25 @@ func (r *externalAuthenticationResource) Read(ctx context.Context, req resource.
 }
 
 func (r *externalAuthenticationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan externalAuthenticationModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	r.store(ctx, req.Plan, &resp.State, &resp.Diagnostics, "Unable to update external authentication settings")
+}
+
+// store puts the planned settings, for Create and Update, and sets the state to
+// what the platform stored.
+func (r *externalAuthenticationResource) store(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State, diags *diag.Diagnostics, summary string) {
+	var data externalAuthenticationModel
+	diags.Append(plan.Get(ctx, &data)...)
+	if diags.HasError() {
 		return
 	}
-	stored, err := r.client.PutExternalAuthentication(ctx, plan.settings())
+	stored, err := r.client.PutExternalAuthentication(ctx, data.settings())
 	if err != nil {
-		addClientError(&resp.Diagnostics, "Unable to update external authentication settings",
+		addClientError(diags, summary,
 			externalAuthDetail("The external authentication settings could not be stored. Check the configured values and that admin_username is an administrator."), err)
 		return
 	}
-	plan.refresh(stored)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	data.refresh(stored)
+	diags.Append(state.Set(ctx, &data)...)
 }
 
 func (r *externalAuthenticationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -244,12 +240,19 @@ func (m *externalAuthenticationModel) refresh(s *client.ExternalAuthentication) 
 		}
 		return
 	}
-	m.Servers = make([]authServerModel, 0, len(s.Servers))
-	for _, srv := range s.Servers {
-		m.Servers = append(m.Servers, authServerModel{
+	m.Servers = authServers(s.Servers)
+}
+
+// authServers copies the platform's servers, in its order, into the model of the
+// resource and of the data source.
+func authServers(servers []client.AuthServer) []authServerModel {
+	m := make([]authServerModel, 0, len(servers))
+	for _, srv := range servers {
+		m = append(m, authServerModel{
 			Address: types.StringValue(srv.Address),
 			Port:    types.Int64Value(int64(srv.Port)),
 			Enabled: types.BoolValue(srv.Enabled),
 		})
 	}
+	return m
 }

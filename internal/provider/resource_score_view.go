@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -42,7 +43,16 @@ const (
 	maxLicenseString   = 1024
 )
 
+// scoreViewModel is a managed view: the attributes it shares with the ephemeral
+// view, and renew_before.
 type scoreViewModel struct {
+	scoreViewAttributesModel
+	RenewBefore types.String `tfsdk:"renew_before"`
+}
+
+// scoreViewAttributesModel holds the attributes the managed and the ephemeral
+// mediaplatform_score_view share: all but renew_before.
+type scoreViewAttributesModel struct {
 	ID            types.String `tfsdk:"id"`
 	Score         types.String `tfsdk:"score"`
 	Printable     types.Bool   `tfsdk:"printable"`
@@ -50,11 +60,25 @@ type scoreViewModel struct {
 	LicenseString types.String `tfsdk:"license_string"`
 	Lang          types.String `tfsdk:"lang"`
 	ExpiresIn     types.Int64  `tfsdk:"expires_in"`
-	RenewBefore   types.String `tfsdk:"renew_before"`
 	ViewerURL     types.String `tfsdk:"viewer_url"`
 	CreatedAt     types.String `tfsdk:"created_at"`
 	ExpiresAt     types.String `tfsdk:"expires_at"`
 }
+
+// Descriptions of the arguments the managed and the ephemeral view share. The
+// managed resource appends viewReplaces, since the API cannot update a view.
+var (
+	viewScoreDescription         = "The score to view: its UUID (e.g. `mediaplatform_score.x.id`) or its alias."
+	viewPrintableDescription     = "Whether the viewer may print. Unset leaves the service default (not printable)."
+	viewLicenseStringDescription = fmt.Sprintf("Licensing text embedded in the view, at most %d characters.", maxLicenseString)
+	viewLangDescription          = "Viewer language as a BCP 47 tag, e.g. `en` or `fr-CA`."
+	viewPagesDescription         = "Pages displayed, as comma-separated page numbers and ranges such as `1-3,5,8-9` " +
+		"(pages from 1). Unset shows every page."
+	viewExpiresInDescription = fmt.Sprintf("Lifetime of the view in seconds, 0 to %d (24 hours); 0 or unset means the "+
+		"service default of 7200 (2 hours).", maxViewExpiresIn)
+)
+
+const viewReplaces = " Changing it creates a new view."
 
 func (r *scoreViewResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_score_view"
@@ -74,41 +98,39 @@ func (r *scoreViewResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"score": schema.StringAttribute{
-				MarkdownDescription: "The score to view: its UUID (e.g. `mediaplatform_score.x.id`) or its alias. Changing it creates a new view.",
+				MarkdownDescription: viewScoreDescription + viewReplaces,
 				Required:            true,
 				Validators:          []validator.String{scoreReference()},
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"printable": schema.BoolAttribute{
-				MarkdownDescription: "Whether the viewer may print. Unset leaves the service default (not printable). Changing it creates a new view.",
+				MarkdownDescription: viewPrintableDescription + viewReplaces,
 				Optional:            true,
 				PlanModifiers:       []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
 			},
 			"pages": schema.StringAttribute{
-				MarkdownDescription: "Pages displayed, as comma-separated page numbers and ranges such as `1-3,5,8-9` (pages from 1). " +
-					"Unset shows every page. Changing it creates a new view.",
-				Optional:      true,
-				Validators:    []validator.String{pageList()},
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				MarkdownDescription: viewPagesDescription + viewReplaces,
+				Optional:            true,
+				Validators:          []validator.String{pageList()},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"license_string": schema.StringAttribute{
-				MarkdownDescription: fmt.Sprintf("Licensing text embedded in the view, at most %d characters. Changing it creates a new view.", maxLicenseString),
+				MarkdownDescription: viewLicenseStringDescription + viewReplaces,
 				Optional:            true,
 				Validators:          []validator.String{stringvalidator.LengthAtMost(maxLicenseString)},
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"lang": schema.StringAttribute{
-				MarkdownDescription: "Viewer language as a BCP 47 tag, e.g. `en` or `fr-CA`. Changing it creates a new view.",
+				MarkdownDescription: viewLangDescription + viewReplaces,
 				Optional:            true,
 				Validators:          []validator.String{languageTag()},
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"expires_in": schema.Int64Attribute{
-				MarkdownDescription: fmt.Sprintf("Lifetime of the view in seconds, 0 to %d (24 hours); 0 or unset means the "+
-					"service default of 7200 (2 hours). Changing it creates a new view.", maxViewExpiresIn),
-				Optional:      true,
-				Validators:    []validator.Int64{int64validator.Between(0, maxViewExpiresIn)},
-				PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()},
+				MarkdownDescription: viewExpiresInDescription + viewReplaces,
+				Optional:            true,
+				Validators:          []validator.Int64{int64validator.Between(0, maxViewExpiresIn)},
+				PlanModifiers:       []planmodifier.Int64{int64planmodifier.RequiresReplace()},
 			},
 			"renew_before": schema.StringAttribute{
 				MarkdownDescription: "How long before `expires_at` a plan replaces the view with a new one, as a duration such as " +
@@ -193,30 +215,10 @@ func (r *scoreViewResource) Create(ctx context.Context, req resource.CreateReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	in := client.ViewInput{
-		Pages:         plan.Pages.ValueString(),
-		LicenseString: plan.LicenseString.ValueString(),
-		Lang:          plan.Lang.ValueString(),
-		ExpiresIn:     int(plan.ExpiresIn.ValueInt64()),
-	}
-	if !plan.Printable.IsNull() {
-		printable := plan.Printable.ValueBool()
-		in.Printable = &printable
-	}
-	view, err := r.client.CreateView(ctx, plan.Score.ValueString(), in)
-	if err != nil {
-		what := "Check the view settings."
-		if client.IsNotFound(err) {
-			what = "The score does not exist: check the score argument, or publish the score first."
-		}
-		addClientError(&resp.Diagnostics, "Unable to create score view",
-			fmt.Sprintf("View of score %q: %s", plan.Score.ValueString(), what), err)
+	plan.create(ctx, r.client, "View", &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
 		return
 	}
-	plan.ID = types.StringValue(view.ID)
-	plan.ViewerURL = types.StringValue(view.ViewerURL)
-	plan.CreatedAt = timeValue(view.CreatedAt)
-	plan.ExpiresAt = timeValue(view.ExpiresAt)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -243,4 +245,33 @@ func (r *scoreViewResource) Update(ctx context.Context, req resource.UpdateReque
 
 // Delete only forgets the view: the API cannot delete one, and it expires on its own.
 func (r *scoreViewResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
+}
+
+// create creates the view the arguments describe and sets the attributes the
+// platform computes. what names the view in an error detail.
+func (m *scoreViewAttributesModel) create(ctx context.Context, c *client.Client, what string, diags *diag.Diagnostics) {
+	in := client.ViewInput{
+		Pages:         m.Pages.ValueString(),
+		LicenseString: m.LicenseString.ValueString(),
+		Lang:          m.Lang.ValueString(),
+		ExpiresIn:     int(m.ExpiresIn.ValueInt64()),
+	}
+	if !m.Printable.IsNull() {
+		printable := m.Printable.ValueBool()
+		in.Printable = &printable
+	}
+	view, err := c.CreateView(ctx, m.Score.ValueString(), in)
+	if err != nil {
+		hint := "Check the view settings."
+		if client.IsNotFound(err) {
+			hint = "The score does not exist: check the score argument, or publish the score first."
+		}
+		addClientError(diags, "Unable to create score view",
+			fmt.Sprintf("%s of score %q: %s", what, m.Score.ValueString(), hint), err)
+		return
+	}
+	m.ID = types.StringValue(view.ID)
+	m.ViewerURL = types.StringValue(view.ViewerURL)
+	m.CreatedAt = timeValue(view.CreatedAt)
+	m.ExpiresAt = timeValue(view.ExpiresAt)
 }

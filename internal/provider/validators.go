@@ -19,53 +19,46 @@ import (
 	"golang.org/x/text/language"
 )
 
-var (
-	_ validator.String = absoluteURLValidator{}
-	_ validator.String = scoreAliasValidator{}
-	_ validator.String = scoreReferenceValidator{}
-	_ validator.String = pageListValidator{}
-	_ validator.String = languageTagValidator{}
-	_ validator.String = durationValidator{}
-)
+var _ validator.String = stringValidator{}
 
 // aliasPattern is the contract's alias syntax: 1–128 of [A-Za-z0-9._-].
 var aliasPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
 
-// stringChecker is the common shape of the validators below: a description and a
-// check that returns the reason a value is invalid ("" when it is valid).
-type stringChecker interface {
-	Description(context.Context) string
-	check(string) string
+// stringValidator is the common shape of the validators below: a description of
+// the valid values and a check that returns the reason a value is invalid ("" when
+// it is valid).
+type stringValidator struct {
+	description string
+	check       func(string) string
 }
 
-func validateString(ctx context.Context, v stringChecker, req validator.StringRequest, resp *validator.StringResponse) {
+func (v stringValidator) Description(context.Context) string {
+	return v.description
+}
+
+func (v stringValidator) MarkdownDescription(context.Context) string {
+	return v.description
+}
+
+func (v stringValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
 	if reason := v.check(req.ConfigValue.ValueString()); reason != "" {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid attribute value",
-			fmt.Sprintf("Attribute %s value must be %s; %s.", req.Path, v.Description(ctx), reason))
+			fmt.Sprintf("Attribute %s value must be %s; %s.", req.Path, v.description, reason))
 	}
 }
 
 // absoluteURL accepts an absolute http or https URL with a host.
-func absoluteURL() validator.String { return absoluteURLValidator{} }
-
-type absoluteURLValidator struct{}
-
-func (absoluteURLValidator) Description(context.Context) string {
-	return "an absolute http or https URL"
+func absoluteURL() validator.String {
+	return stringValidator{
+		description: "an absolute http or https URL",
+		check:       checkAbsoluteURL,
+	}
 }
 
-func (v absoluteURLValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (v absoluteURLValidator) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	validateString(ctx, v, req, resp)
-}
-
-func (absoluteURLValidator) check(s string) string {
+func checkAbsoluteURL(s string) string {
 	u, err := url.Parse(s)
 	switch {
 	case err != nil:
@@ -80,23 +73,14 @@ func (absoluteURLValidator) check(s string) string {
 
 // scoreAlias accepts a score alias: 1–128 characters of [A-Za-z0-9._-] that do not
 // form a UUID (a UUID would be ambiguous with the generated identifiers).
-func scoreAlias() validator.String { return scoreAliasValidator{} }
-
-type scoreAliasValidator struct{}
-
-func (scoreAliasValidator) Description(context.Context) string {
-	return "1 to 128 characters of A-Z, a-z, 0-9, '.', '_' and '-' that do not form a UUID"
+func scoreAlias() validator.String {
+	return stringValidator{
+		description: "1 to 128 characters of A-Z, a-z, 0-9, '.', '_' and '-' that do not form a UUID",
+		check:       checkScoreAlias,
+	}
 }
 
-func (v scoreAliasValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (v scoreAliasValidator) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	validateString(ctx, v, req, resp)
-}
-
-func (scoreAliasValidator) check(s string) string {
+func checkScoreAlias(s string) string {
 	if !aliasPattern.MatchString(s) {
 		return fmt.Sprintf("got %q", s)
 	}
@@ -107,23 +91,14 @@ func (scoreAliasValidator) check(s string) string {
 }
 
 // scoreReference accepts what the API takes as a score's {id}: a UUID or an alias.
-func scoreReference() validator.String { return scoreReferenceValidator{} }
-
-type scoreReferenceValidator struct{}
-
-func (scoreReferenceValidator) Description(context.Context) string {
-	return "a score UUID or a score alias (1 to 128 characters of A-Z, a-z, 0-9, '.', '_' and '-')"
+func scoreReference() validator.String {
+	return stringValidator{
+		description: "a score UUID or a score alias (1 to 128 characters of A-Z, a-z, 0-9, '.', '_' and '-')",
+		check:       checkScoreReference,
+	}
 }
 
-func (v scoreReferenceValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (v scoreReferenceValidator) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	validateString(ctx, v, req, resp)
-}
-
-func (scoreReferenceValidator) check(s string) string {
+func checkScoreReference(s string) string {
 	if isUUID(s) || aliasPattern.MatchString(s) {
 		return ""
 	}
@@ -142,23 +117,14 @@ func isUUID(s string) bool {
 
 // pageList accepts comma-separated page numbers and ranges such as "1-3,5,8-9":
 // pages are at least 1 and a range's start is not after its end.
-func pageList() validator.String { return pageListValidator{} }
-
-type pageListValidator struct{}
-
-func (pageListValidator) Description(context.Context) string {
-	return `comma-separated page numbers and ranges such as "1-3,5,8-9" (pages from 1, ranges ascending)`
+func pageList() validator.String {
+	return stringValidator{
+		description: `comma-separated page numbers and ranges such as "1-3,5,8-9" (pages from 1, ranges ascending)`,
+		check:       checkPageList,
+	}
 }
 
-func (v pageListValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (v pageListValidator) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	validateString(ctx, v, req, resp)
-}
-
-func (pageListValidator) check(s string) string {
+func checkPageList(s string) string {
 	if s == "" {
 		return "got an empty string"
 	}
@@ -195,23 +161,14 @@ func pageNumber(s string) (int, bool) {
 }
 
 // languageTag accepts a well-formed BCP 47 language tag such as "en" or "fr-CA".
-func languageTag() validator.String { return languageTagValidator{} }
-
-type languageTagValidator struct{}
-
-func (languageTagValidator) Description(context.Context) string {
-	return `a BCP 47 language tag such as "en" or "fr-CA"`
+func languageTag() validator.String {
+	return stringValidator{
+		description: `a BCP 47 language tag such as "en" or "fr-CA"`,
+		check:       checkLanguageTag,
+	}
 }
 
-func (v languageTagValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (v languageTagValidator) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	validateString(ctx, v, req, resp)
-}
-
-func (languageTagValidator) check(s string) string {
+func checkLanguageTag(s string) string {
 	// The parser also takes '_' as a separator; BCP 47 (and the platform) does not.
 	if strings.ContainsAny(s, "_ ") {
 		return fmt.Sprintf("%q: subtags are separated by '-' (for example \"fr-CA\")", s)
@@ -223,23 +180,14 @@ func (languageTagValidator) check(s string) string {
 }
 
 // positiveDuration accepts a Go duration string ("30s", "10m", "1h30m") greater than zero.
-func positiveDuration() validator.String { return durationValidator{} }
-
-type durationValidator struct{}
-
-func (durationValidator) Description(context.Context) string {
-	return `a positive duration such as "30s", "10m" or "1h30m"`
+func positiveDuration() validator.String {
+	return stringValidator{
+		description: `a positive duration such as "30s", "10m" or "1h30m"`,
+		check:       checkPositiveDuration,
+	}
 }
 
-func (v durationValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (v durationValidator) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	validateString(ctx, v, req, resp)
-}
-
-func (durationValidator) check(s string) string {
+func checkPositiveDuration(s string) string {
 	d, err := time.ParseDuration(s)
 	switch {
 	case err != nil:
