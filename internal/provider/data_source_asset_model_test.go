@@ -253,6 +253,7 @@ func TestAccDataSourceAssetModel_mamRowRestrictions(t *testing.T) {
 func TestAccDataSourceAssetModel_viewerReadonly(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
+	emu.control(t, "the viewer account")
 	const address = "data.mediaplatform_asset_model.clip"
 	raw, ok := emulator.AssetModelFixture("interplay-pam", "pam-1", "clip-1", false)
 	resource.Test(t, resource.TestCase{

@@ -23,7 +23,7 @@ import (
 const dsCommandRoute = "GET /apis/commands;version=1;realm=global/commands/{id}"
 
 // dsCreateCommand starts a scripted command on the emulator and returns its id.
-func dsCreateCommand(t *testing.T, emu *testEmulator, script emulator.CommandScript) string {
+func dsCreateCommand(t *testing.T, emu *emulator.Emulator, script emulator.CommandScript) string {
 	t.Helper()
 	id, err := emu.CreateCommand(script)
 	if err != nil {
@@ -49,7 +49,7 @@ func dsCommandMatchesPlatform(emu *testEmulator, c *client.Client, address strin
 			resource.TestCheckResourceAttr(address, "modified", cmd.Command.Modified.Format(time.RFC3339Nano)),
 			resource.TestCheckResourceAttr(address, "finished", cmd.Command.Finished.Format(time.RFC3339Nano)),
 			resource.TestCheckResourceAttr(address, "json", want.ValueString()),
-			resource.TestCheckResourceAttr(address, "href", emu.PlatformURL(emu.URL)+emulator.CommandPath(*id)),
+			resource.TestCheckResourceAttr(address, "href", emu.platformURL()+emulator.CommandPath(*id)),
 		)(s)
 	}
 }
@@ -59,6 +59,7 @@ func dsCommandMatchesPlatform(emu *testEmulator, c *client.Client, address strin
 func TestAccDataSourceCommand_waitForCompletion(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
+	ctl := emu.control(t, "scripted commands")
 	c := emu.client(t)
 	const address = "data.mediaplatform_command.test"
 	var id string
@@ -74,7 +75,7 @@ data "mediaplatform_health" "test" {}
 			},
 			{
 				PreConfig: func() {
-					id = dsCreateCommand(t, emu, emulator.CommandScript{
+					id = dsCreateCommand(t, ctl, emulator.CommandScript{
 						Type: "publishing:purge", Creator: "alice",
 						Parameters: map[string]any{"ids": []any{"a", "b"}, "purge": true},
 						Steps: []emulator.CommandStep{
@@ -85,7 +86,7 @@ data "mediaplatform_health" "test" {}
 								State: &emulator.CommandStepState{Text: "Purged", Code: "publishing/PURGED", Params: map[string]any{"done": 2, "note": "ok"}}},
 						},
 					})
-					readsBefore = emu.requests(dsCommandRoute)
+					readsBefore = ctl.Stats().Requests[dsCommandRoute]
 				},
 				Config: emu.providerConfig() + `
 data "mediaplatform_command" "test" {
@@ -128,7 +129,7 @@ data "mediaplatform_command" "test" {
 					func(*terraform.State) error {
 						// The command took 1.4 s to finish: reading it once would have found it
 						// pending or running.
-						if n := emu.requests(dsCommandRoute) - readsBefore; n < 2 {
+						if n := ctl.Stats().Requests[dsCommandRoute] - readsBefore; n < 2 {
 							return fmt.Errorf("the command was read %d times; waiting needs at least 2", n)
 						}
 						return nil
@@ -147,7 +148,7 @@ data "mediaplatform_command" "test" {
 func TestAccDataSourceCommand_bulk(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	id := dsCreateCommand(t, emu, emulator.CommandScript{
+	id := dsCreateCommand(t, emu.control(t, "scripted commands"), emulator.CommandScript{
 		Type:       "datamodel:update-thumbnails",
 		Parameters: map[string]any{"assets": []any{"clip-1", "clip-2", "seq-1"}},
 		Steps:      []emulator.CommandStep{{Lifecycle: "running", Progress: 10}, {Lifecycle: "finished", Progress: 100}},
@@ -157,7 +158,7 @@ func TestAccDataSourceCommand_bulk(t *testing.T) {
 			{Success: false, HTTPStatus: 404, ErrorCode: "datamodel/NOT_FOUND", ErrorMessage: "asset seq-1 does not exist"},
 		},
 	})
-	href := emu.PlatformURL(emu.URL) + emulator.CommandPath(id)
+	href := emu.platformURL() + emulator.CommandPath(id)
 	results := knownvalue.ListExact([]knownvalue.Check{
 		knownvalue.ObjectExact(map[string]knownvalue.Check{
 			"success": knownvalue.Bool(true), "data": knownvalue.StringExact("clip-1"),
@@ -215,7 +216,7 @@ data "mediaplatform_command" "by_href" {
 func TestAccDataSourceCommand_failed(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	id := dsCreateCommand(t, emu, emulator.CommandScript{
+	id := dsCreateCommand(t, emu.control(t, "scripted commands"), emulator.CommandScript{
 		Type:  "publishing:purge",
 		Steps: []emulator.CommandStep{{Lifecycle: "error", Progress: 30}},
 		Error: &emulator.CommandError{
@@ -269,7 +270,7 @@ data "mediaplatform_command" "test" {
 func TestAccDataSourceCommand_waitTimeout(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	id := dsCreateCommand(t, emu, emulator.CommandScript{
+	id := dsCreateCommand(t, emu.control(t, "scripted commands"), emulator.CommandScript{
 		Type:  "publishing:render-all",
 		Steps: []emulator.CommandStep{{Lifecycle: "running", Progress: 40}}, // the last step holds forever
 	})
@@ -312,7 +313,7 @@ data "mediaplatform_command" "test" {
 func TestAccDataSourceCommand_notFound(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	href := emu.PlatformURL(emu.URL) + emulator.CommandPath("c-404")
+	href := emu.platformURL() + emulator.CommandPath("c-404")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories(),
 		Steps: []resource.TestStep{

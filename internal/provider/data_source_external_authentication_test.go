@@ -16,6 +16,8 @@ import (
 func TestAccDataSourceExternalAuthentication(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
+	emu.takeSettings(t)
+	domain, domain2 := accDomain(), accDomain()
 	c := emu.client(t)
 	put := func(s client.ExternalAuthentication) {
 		t.Helper()
@@ -23,7 +25,7 @@ func TestAccDataSourceExternalAuthentication(t *testing.T) {
 			t.Fatalf("storing settings: %v", err)
 		}
 	}
-	put(client.ExternalAuthentication{DomainName: "CORP", Enabled: true, Servers: []client.AuthServer{
+	put(client.ExternalAuthentication{DomainName: domain, Enabled: true, Servers: []client.AuthServer{
 		{Address: "dc1.corp.example", Port: 389, Enabled: true},
 		{Address: "10.0.0.7", Port: 636, Enabled: false},
 	}})
@@ -46,7 +48,7 @@ data "mediaplatform_external_authentication" "test" {}
 				Config: config,
 				ConfigStateChecks: []statecheck.StateCheck{
 					dsExpect(address, "id", knownvalue.StringExact("external-authentication")),
-					dsExpect(address, "domain_name", knownvalue.StringExact("CORP")),
+					dsExpect(address, "domain_name", knownvalue.StringExact(domain)),
 					dsExpect(address, "enabled", knownvalue.Bool(true)),
 					dsExpect(address, "servers", knownvalue.ListExact([]knownvalue.Check{
 						server("dc1.corp.example", 389, true),
@@ -57,11 +59,11 @@ data "mediaplatform_external_authentication" "test" {}
 			{
 				// Changed outside Terraform: the data source reads the new settings.
 				PreConfig: func() {
-					put(client.ExternalAuthentication{DomainName: "LAB", Enabled: false})
+					put(client.ExternalAuthentication{DomainName: domain2, Enabled: false})
 				},
 				Config: config,
 				ConfigStateChecks: []statecheck.StateCheck{
-					dsExpect(address, "domain_name", knownvalue.StringExact("LAB")),
+					dsExpect(address, "domain_name", knownvalue.StringExact(domain2)),
 					dsExpect(address, "enabled", knownvalue.Bool(false)),
 					dsExpect(address, "servers", knownvalue.ListSizeExact(0)),
 				},
@@ -75,12 +77,13 @@ data "mediaplatform_external_authentication" "test" {}
 func TestAccDataSourceExternalAuthentication_notAdministrator(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
+	emu.control(t, "the viewer account")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories(),
 		Steps: []resource.TestStep{{
 			Config: `
 provider "mediaplatform" {
-  admin_url      = "` + emu.AdminURL(emu.URL) + `"
+  admin_url      = "` + emu.adminURL() + `"
   admin_username = "viewer"
   admin_password = "viewer-secret"
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
@@ -17,60 +16,41 @@ import (
 func TestAccDataSourceScoreCount(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	scores, urlA, urlBad := dsFilterFixture(t, emu.client(t))
+	scores, urlA, urlBad := dsFilterFixture(t, emu)
 	failed := len(dsWhere(scores, func(s *client.Score) bool { return s.Status == client.ScoreStatusError }))
 	fromA := len(dsWhere(scores, func(s *client.Score) bool { return s.ScoreURL == urlA }))
 	if len(scores) != 6 || failed != 2 || fromA != 3 {
 		t.Fatalf("fixture: %d scores, %d failed, %d from a.sib; want 6, 2, 3", len(scores), failed, fromA)
 	}
-	const route = "POST /api/v1/apis/media.publishing;version=2;realm=global/scores/count"
-	expectTotal := func(name string, want int) statecheck.StateCheck {
-		return dsExpect("data.mediaplatform_score_count."+name, "total", knownvalue.Int64Exact(int64(want)))
+	total := func(want int) map[string]knownvalue.Check {
+		return map[string]knownvalue.Check{"total": knownvalue.Int64Exact(int64(want))}
 	}
+	queries := []dsQuery{
+		{name: "all", checks: total(len(scores)), everyScore: true},
+		{name: "failed", args: `status = "error"`, checks: total(failed), everyScore: true},
+		{name: "from_a", args: fmt.Sprintf("score_url = %q", urlA), checks: total(fromA)},
+		{name: "idle_from_a_after_one", args: fmt.Sprintf("status = \"idle\"\n score_url = %q\n offset = 1", urlA), checks: total(fromA - 1)},
+		// At least the fixture's six scores exist, shared platform or not.
+		{name: "limited", args: "limit = 4", checks: total(4)},
+		{name: "window", args: "offset = 4\n limit = 100", checks: total(len(scores) - 4), everyScore: true},
+		{name: "failed_past_the_end", args: fmt.Sprintf("score_url = %q\n offset = 2", urlBad), checks: total(0)},
+		// No score has a status the platform does not know.
+		{name: "unknown_status", args: `status = "archived"`, checks: total(0)},
+	}
+	config, checks := dsQueries(t, emu, "mediaplatform_score_count", queries)
+	ctl := emu.optionalControl(t, "one count request per data source")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories(),
 		Steps: []resource.TestStep{{
-			Config: emu.providerConfig() + fmt.Sprintf(`
-data "mediaplatform_score_count" "all" {}
-data "mediaplatform_score_count" "failed" {
-  status = "error"
-}
-data "mediaplatform_score_count" "from_a" {
-  score_url = %[1]q
-}
-data "mediaplatform_score_count" "idle_from_a_after_one" {
-  status    = "idle"
-  score_url = %[1]q
-  offset    = 1
-}
-data "mediaplatform_score_count" "limited" {
-  limit = 4
-}
-data "mediaplatform_score_count" "window" {
-  offset = 4
-  limit  = 100
-}
-data "mediaplatform_score_count" "failed_past_the_end" {
-  score_url = %[2]q
-  offset    = 2
-}
-data "mediaplatform_score_count" "unknown_status" {
-  status = "archived"
-}
-`, urlA, urlBad),
-			ConfigStateChecks: []statecheck.StateCheck{
-				expectTotal("all", len(scores)),
-				expectTotal("failed", failed),
-				expectTotal("from_a", fromA),
-				expectTotal("idle_from_a_after_one", fromA-1),
-				expectTotal("limited", 4),
-				expectTotal("window", len(scores)-4),
-				expectTotal("failed_past_the_end", 0),
-				expectTotal("unknown_status", 0),
-			},
+			Config:            emu.providerConfig() + config,
+			ConfigStateChecks: checks,
 			Check: func(*terraform.State) error {
-				if n := emu.requests(route); n != 8 {
-					return fmt.Errorf("%s was requested %d times, want 8 (one per data source)", route, n)
+				if ctl == nil {
+					return nil
+				}
+				route := "POST " + ctl.PublishingURL("") + "/scores/count"
+				if n := ctl.Stats().Requests[route]; n != len(queries) {
+					return fmt.Errorf("%s was requested %d times, want %d (one per data source)", route, n, len(queries))
 				}
 				return nil
 			},

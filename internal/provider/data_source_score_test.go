@@ -16,10 +16,10 @@ import (
 func TestAccDataSourceScore(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	c := emu.client(t)
-	scores := dsPublishScores(t, c,
-		client.PublishScoreInput{ScoreURL: "https://cdn.example/plain.sib"},
-		client.PublishScoreInput{ScoreURL: "https://cdn.example/aliased.sib", Alias: "ds-aliased", Transpose: true},
+	plainName, alias := accName(), accName()
+	scores := dsPublishScores(t, emu,
+		client.PublishScoreInput{ScoreURL: accScoreURL(plainName)},
+		client.PublishScoreInput{ScoreURL: accScoreURL(alias), Alias: alias, Transpose: true},
 	)
 	plain, aliased := scores[0], scores[1]
 	if plain.Alias != "" {
@@ -39,7 +39,7 @@ func TestAccDataSourceScore(t *testing.T) {
 		}
 	}
 	expectScore("data.mediaplatform_score.by_uuid", plain.ID, plain)
-	expectScore("data.mediaplatform_score.by_alias", "ds-aliased", aliased)
+	expectScore("data.mediaplatform_score.by_alias", alias, aliased)
 
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories(),
@@ -49,9 +49,9 @@ data "mediaplatform_score" "by_uuid" {
   id = %q
 }
 data "mediaplatform_score" "by_alias" {
-  id = "ds-aliased"
+  id = %q
 }
-`, plain.ID),
+`, plain.ID, alias),
 			ConfigStateChecks: checks,
 		}},
 	})

@@ -16,15 +16,17 @@ import (
 )
 
 // dsFilterFixture publishes six scores for the filter tests: three rendered from
-// a.sib, one transposed from b.sib, and two whose rendering fails (.invalid host).
-// It returns them in the list's order, and the two URLs that repeat.
-func dsFilterFixture(t *testing.T, c *client.Client) (scores []*client.Score, urlA, urlBad string) {
+// a.sib, one transposed from b.sib, and two whose rendering fails (.invalid host),
+// all from files of this test's own. It returns them in the list's order, and the two
+// URLs that repeat.
+func dsFilterFixture(t *testing.T, emu *testEmulator) (scores []*client.Score, urlA, urlBad string) {
 	t.Helper()
-	urlA, urlB, urlBad := "https://cdn.example/a.sib", "https://cdn.example/b.sib", "https://scores.invalid/bad.sib"
-	scores = dsPublishScores(t, c,
+	name := accName()
+	urlA, urlB, urlBad := accScoreURL(name+"-a"), accScoreURL(name+"-b"), accBrokenScoreURL(name+"-bad")
+	scores = dsPublishScores(t, emu,
 		client.PublishScoreInput{ScoreURL: urlA},
 		client.PublishScoreInput{ScoreURL: urlBad},
-		client.PublishScoreInput{ScoreURL: urlA, Alias: "ds-a2"},
+		client.PublishScoreInput{ScoreURL: urlA, Alias: name + "-a2"},
 		client.PublishScoreInput{ScoreURL: urlB, Transpose: true},
 		client.PublishScoreInput{ScoreURL: urlBad},
 		client.PublishScoreInput{ScoreURL: urlA},
@@ -43,64 +45,66 @@ func dsWhere(scores []*client.Score, keep func(*client.Score) bool) []*client.Sc
 	return out
 }
 
+// dsQuery is one data source of a filter test and what it must report. A query
+// without a score_url filter sees every score on the platform: it only holds on a
+// platform of the test's own, and is left out on a shared one.
+type dsQuery struct {
+	name, args string
+	checks     map[string]knownvalue.Check // attribute: check
+	everyScore bool
+}
+
+// dsQueries returns the configuration of the queries of typ and their state checks.
+func dsQueries(t *testing.T, emu *testEmulator, typ string, queries []dsQuery) (config string, checks []statecheck.StateCheck) {
+	t.Helper()
+	for _, q := range queries {
+		if q.everyScore && emu.shared() {
+			t.Logf("external platform: not checked: %s.%s, a query over every score on a shared platform", typ, q.name)
+			continue
+		}
+		config += fmt.Sprintf("data %q %q {\n%s\n}\n", typ, q.name, q.args)
+		for attribute, check := range q.checks {
+			checks = append(checks, dsExpect("data."+typ+"."+q.name, attribute, check))
+		}
+	}
+	return config, checks
+}
+
 // TestAccDataSourceScores_filters lists scores with each filter and with offset and
 // max_results, and checks every score against what the platform holds.
 func TestAccDataSourceScores_filters(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	scores, urlA, urlBad := dsFilterFixture(t, emu.client(t))
+	scores, urlA, urlBad := dsFilterFixture(t, emu)
 	failed := dsWhere(scores, func(s *client.Score) bool { return s.Status == client.ScoreStatusError })
 	fromA := dsWhere(scores, func(s *client.Score) bool { return s.ScoreURL == urlA })
 	idle := dsWhere(scores, func(s *client.Score) bool { return s.Status == client.ScoreStatusIdle })
 	if len(failed) != 2 || len(fromA) != 3 || len(idle) != 4 {
 		t.Fatalf("fixture: %d failed, %d from a.sib, %d idle; want 2, 3, 4", len(failed), len(fromA), len(idle))
 	}
+	list := func(want knownvalue.Check) map[string]knownvalue.Check {
+		return map[string]knownvalue.Check{"scores": want}
+	}
+	config, checks := dsQueries(t, emu, "mediaplatform_scores", []dsQuery{
+		{name: "all", checks: list(dsScoreList(scores)), everyScore: true},
+		{name: "failed", args: `status = "error"`, checks: list(dsScoreList(failed)), everyScore: true},
+		{name: "from_a", args: fmt.Sprintf("score_url = %q", urlA), checks: list(dsScoreList(fromA))},
+		{name: "idle_from_a_paged", args: fmt.Sprintf("status = \"idle\"\n score_url = %q\n offset = 1\n max_results = 1", urlA),
+			checks: list(dsScoreList(fromA[1:2]))},
+		{name: "failed_from_bad", args: fmt.Sprintf("status = \"error\"\n score_url = %q\n offset = 1", urlBad),
+			checks: list(dsScoreList(failed[1:]))},
+		{name: "window", args: "offset = 2\n max_results = 3", everyScore: true, checks: map[string]knownvalue.Check{
+			"scores": dsScoreList(scores[2:5]), "offset": knownvalue.Int64Exact(2),
+		}},
+		{name: "past_the_end", args: "offset = 6", checks: list(knownvalue.ListSizeExact(0)), everyScore: true},
+		{name: "no_match", args: fmt.Sprintf("status = \"idle\"\n score_url = %q", urlBad), checks: list(knownvalue.ListSizeExact(0))},
+	})
 
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories(),
 		Steps: []resource.TestStep{{
-			Config: emu.providerConfig() + fmt.Sprintf(`
-data "mediaplatform_scores" "all" {}
-data "mediaplatform_scores" "failed" {
-  status = "error"
-}
-data "mediaplatform_scores" "from_a" {
-  score_url = %[1]q
-}
-data "mediaplatform_scores" "idle_from_a_paged" {
-  status      = "idle"
-  score_url   = %[1]q
-  offset      = 1
-  max_results = 1
-}
-data "mediaplatform_scores" "failed_from_bad" {
-  status    = "error"
-  score_url = %[2]q
-  offset    = 1
-}
-data "mediaplatform_scores" "window" {
-  offset      = 2
-  max_results = 3
-}
-data "mediaplatform_scores" "past_the_end" {
-  offset = 6
-}
-data "mediaplatform_scores" "no_match" {
-  status    = "idle"
-  score_url = %[2]q
-}
-`, urlA, urlBad),
-			ConfigStateChecks: []statecheck.StateCheck{
-				dsExpect("data.mediaplatform_scores.all", "scores", dsScoreList(scores)),
-				dsExpect("data.mediaplatform_scores.failed", "scores", dsScoreList(failed)),
-				dsExpect("data.mediaplatform_scores.from_a", "scores", dsScoreList(fromA)),
-				dsExpect("data.mediaplatform_scores.idle_from_a_paged", "scores", dsScoreList(fromA[1:2])),
-				dsExpect("data.mediaplatform_scores.failed_from_bad", "scores", dsScoreList(failed[1:])),
-				dsExpect("data.mediaplatform_scores.window", "scores", dsScoreList(scores[2:5])),
-				dsExpect("data.mediaplatform_scores.window", "offset", knownvalue.Int64Exact(2)),
-				dsExpect("data.mediaplatform_scores.past_the_end", "scores", knownvalue.ListSizeExact(0)),
-				dsExpect("data.mediaplatform_scores.no_match", "scores", knownvalue.ListSizeExact(0)),
-			},
+			Config:            emu.providerConfig() + config,
+			ConfigStateChecks: checks,
 		}},
 	})
 }
@@ -110,14 +114,17 @@ data "mediaplatform_scores" "no_match" {
 func TestAccDataSourceScores_pagination(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	scores := dsPublishMany(t, emu.client(t), 250)
-	route := dsListRoute(emu)
-	if n := emu.requests(route); n != 0 {
-		t.Fatalf("%d list requests before the test", n)
-	}
+	// One file for all, so that a score_url filter finds exactly this test's scores.
+	scoreURL := accScoreURL(accName() + "-many")
+	scores := dsPublishMany(t, emu, scoreURL, 250)
+	ctl := emu.optionalControl(t, "the number of list requests")
 	listRequests := func(want int, since *int) resource.TestCheckFunc {
 		return func(*terraform.State) error {
-			if got := emu.requests(route) - *since; got != want {
+			if ctl == nil {
+				return nil
+			}
+			route := dsListRoute(ctl)
+			if got := ctl.Stats().Requests[route] - *since; got != want {
 				return fmt.Errorf("%s was requested %d times for one read, want %d", route, got, want)
 			}
 			return nil
@@ -130,9 +137,16 @@ func TestAccDataSourceScores_pagination(t *testing.T) {
 			{
 				// The check runs after the plan (which reads the data source once) and
 				// the apply of that plan (which does not read it again).
-				Config: emu.providerConfig() + `
-data "mediaplatform_scores" "all" {}
-`,
+				PreConfig: func() {
+					if ctl != nil {
+						before = ctl.Stats().Requests[dsListRoute(ctl)]
+					}
+				},
+				Config: emu.providerConfig() + fmt.Sprintf(`
+data "mediaplatform_scores" "all" {
+  score_url = %q
+}
+`, scoreURL),
 				Check: listRequests(3, &before),
 				ConfigStateChecks: []statecheck.StateCheck{
 					dsExpect("data.mediaplatform_scores.all", "scores", knownvalue.ListSizeExact(250)),
@@ -142,12 +156,17 @@ data "mediaplatform_scores" "all" {}
 				},
 			},
 			{
-				PreConfig: func() { before = emu.requests(route) },
-				Config: emu.providerConfig() + `
+				PreConfig: func() {
+					if ctl != nil {
+						before = ctl.Stats().Requests[dsListRoute(ctl)]
+					}
+				},
+				Config: emu.providerConfig() + fmt.Sprintf(`
 data "mediaplatform_scores" "some" {
+  score_url   = %q
   max_results = 150
 }
-`,
+`, scoreURL),
 				Check: listRequests(2, &before),
 				ConfigStateChecks: []statecheck.StateCheck{
 					dsExpect("data.mediaplatform_scores.some", "scores", knownvalue.ListSizeExact(150)),
@@ -158,10 +177,13 @@ data "mediaplatform_scores" "some" {
 	})
 }
 
-// dsPublishMany publishes n scores concurrently (without waiting for rendering) and
-// returns them in the list's order.
-func dsPublishMany(t *testing.T, c *client.Client, n int) []*client.Score {
+// dsPublishMany publishes n scores of one file concurrently (without waiting for
+// rendering) and returns them in the list's order. They are deleted when the test
+// ends.
+func dsPublishMany(t *testing.T, emu *testEmulator, scoreURL string, n int) []*client.Score {
 	t.Helper()
+	c := emu.client(t)
+	deleteAtEnd := emu.deleteAtCleanup(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	scores := make([]*client.Score, n)
@@ -171,7 +193,10 @@ func dsPublishMany(t *testing.T, c *client.Client, n int) []*client.Score {
 	for range 8 {
 		wg.Go(func() {
 			for i := range next {
-				scores[i], errs[i] = c.PublishScore(ctx, client.PublishScoreInput{ScoreURL: fmt.Sprintf("https://cdn.example/many/%03d.sib", i)})
+				scores[i], errs[i] = c.PublishScore(ctx, client.PublishScoreInput{ScoreURL: scoreURL})
+				if errs[i] == nil {
+					deleteAtEnd(scores[i].ID)
+				}
 			}
 		})
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 )
 
 // TestDataSourceScoreSchemas checks the schema of every data source in
@@ -148,15 +149,17 @@ func TestDataSourceStringParams(t *testing.T) {
 // Helpers shared by the acceptance tests of the score data sources.
 
 // dsListRoute is the emulator's stats key of GET /scores.
-func dsListRoute(e *testEmulator) string {
-	return "GET " + strings.TrimPrefix(e.PublishingURL(e.URL), e.URL) + "/scores"
+func dsListRoute(emu *emulator.Emulator) string {
+	return "GET " + emu.PublishingURL("") + "/scores"
 }
 
 // dsPublishScores publishes the scores in order, waits until each has rendered, and
 // returns them as the platform then reports them, in the list's order (creation
-// time, then UUID).
-func dsPublishScores(t *testing.T, c *client.Client, inputs ...client.PublishScoreInput) []*client.Score {
+// time, then UUID). They are deleted when the test ends.
+func dsPublishScores(t *testing.T, emu *testEmulator, inputs ...client.PublishScoreInput) []*client.Score {
 	t.Helper()
+	c := emu.client(t)
+	deleteAtEnd := emu.deleteAtCleanup(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	ids := make([]string, 0, len(inputs))
@@ -166,6 +169,7 @@ func dsPublishScores(t *testing.T, c *client.Client, inputs ...client.PublishSco
 			t.Fatalf("publishing %+v: %v", in, err)
 		}
 		ids = append(ids, s.ID)
+		deleteAtEnd(s.ID)
 	}
 	scores := make([]*client.Score, 0, len(ids))
 	for _, id := range ids {

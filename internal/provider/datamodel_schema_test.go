@@ -375,7 +375,8 @@ func kvModelJSON(fixture []byte, drop ...string) knownvalue.Check {
 }
 
 // viewerProviderConfig is a provider block for the emulator's platform user without
-// the administrator role, who sees every attribute readonly.
+// the administrator role, who sees every attribute readonly. The test must have
+// called control: an external platform has no such account.
 func viewerProviderConfig(e *testEmulator) string {
 	return fmt.Sprintf(`
 provider "mediaplatform" {
@@ -385,7 +386,7 @@ provider "mediaplatform" {
   username      = "viewer"
   password      = "viewer-secret"
 }
-`, e.PlatformURL(e.URL))
+`, e.platformURL())
 }
 
 func TestDataSourceAssetModel_normalizeJSON(t *testing.T) {

@@ -3,8 +3,8 @@ package provider
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -48,7 +48,7 @@ func captureToken(into *string) knownvalue.Check {
 // 200 while the token is live, 401 once it is removed or expired.
 func tokenStatus(t *testing.T, emu *testEmulator, token string) int {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, emu.PlatformURL(emu.URL)+"/auth/tokens/current", nil)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, emu.platformURL()+"/auth/tokens/current", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func tokenStatus(t *testing.T, emu *testEmulator, token string) int {
 // the removal of a token already dead, so equal counts also mean that no token had
 // expired before Terraform closed it. No configuration of these tests makes the
 // provider take a token for itself, so no token may be left alive.
-func expectEveryTokenRemoved(t *testing.T, emu *testEmulator) {
+func expectEveryTokenRemoved(t *testing.T, emu *emulator.Emulator) {
 	t.Helper()
 	stats := emu.Stats()
 	grants, removals := stats.Logins["oauth"], stats.Requests[removalRoute]
@@ -112,7 +112,9 @@ resource "echo" "test" {}
 	if status := tokenStatus(t, emu, token); status != http.StatusUnauthorized {
 		t.Errorf("token information for the echoed token after the run: status %d, want 401", status)
 	}
-	expectEveryTokenRemoved(t, emu)
+	if ctl := emu.optionalControl(t, "that every token granted was removed"); ctl != nil {
+		expectEveryTokenRemoved(t, ctl)
+	}
 }
 
 // TestAccEphemeralAccessToken_renewal hands the token to a tool that runs longer than
@@ -121,10 +123,8 @@ resource "echo" "test" {}
 func TestAccEphemeralAccessToken_renewal(t *testing.T) {
 	t.Parallel()
 	const lifetime = 6 * time.Second // renewed 4 s after the grant
-	emu := &testEmulator{Emulator: emulator.New(emulator.Options{RenderDelay: testRenderDelay, TokenLifetime: lifetime})}
-	srv := httptest.NewServer(emu.Emulator)
-	t.Cleanup(srv.Close)
-	emu.URL = srv.URL
+	emu := newTestEmulatorWith(t, "a 6 s token lifetime", emulator.Options{RenderDelay: testRenderDelay, TokenLifetime: lifetime})
+	ctl := emu.control(t, "token extension counts")
 	resource.Test(t, resource.TestCase{
 		TerraformVersionChecks:   ephemeralVersionChecks,
 		ProtoV6ProviderFactories: testProviderFactories(),
@@ -142,12 +142,12 @@ resource "terraform_data" "tool" {
 `, int((lifetime+2*time.Second).Seconds())),
 		}},
 	})
-	if n := emu.requests(extendRoute); n < 1 {
+	if n := ctl.Stats().Requests[extendRoute]; n < 1 {
 		t.Errorf("token extensions: %d, want at least 1 while the tool ran", n)
 	}
 	// The tool outlived the token's first lifetime: had the token not been extended,
 	// it would have been dead at close and its removal skipped.
-	expectEveryTokenRemoved(t, emu)
+	expectEveryTokenRemoved(t, ctl)
 }
 
 // TestAccEphemeralAccessToken_wrongCredentials fails the run with the platform
@@ -155,6 +155,7 @@ resource "terraform_data" "tool" {
 func TestAccEphemeralAccessToken_wrongCredentials(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
+	ctl := emu.control(t, "live token counts, and an account a wrong password cannot lock")
 	resource.Test(t, resource.TestCase{
 		TerraformVersionChecks:   ephemeralVersionChecks,
 		ProtoV6ProviderFactories: ephemeralTestFactories(),
@@ -169,7 +170,7 @@ resource "echo" "test" {}
 			ExpectError: errorPattern("Unable to obtain access token", "platform login", "was refused", "invalid_grant"),
 		}},
 	})
-	if n := emu.Stats().LiveTokens; n != 0 {
+	if n := ctl.Stats().LiveTokens; n != 0 {
 		t.Errorf("live tokens: %d, want 0", n)
 	}
 }
@@ -180,6 +181,8 @@ func TestEphemeralAccessToken_protocol(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	emu := newTestEmulator(t)
+	cfg := emu.config()
+	ctl := emu.optionalControl(t, "grant, extension and removal counts")
 	srv, err := providerserver.NewProtocol6WithError(New("test")())()
 	if err != nil {
 		t.Fatal(err)
@@ -188,12 +191,14 @@ func TestEphemeralAccessToken_protocol(t *testing.T) {
 	if err != nil || len(schemas.Diagnostics) > 0 {
 		t.Fatalf("GetProviderSchema: %v %v", err, schemas.Diagnostics)
 	}
+	settings := map[string]string{
+		"platform_url": cfg.PlatformURL, "client_id": cfg.ClientID, "client_secret": cfg.ClientSecret,
+		"basic_token": cfg.BasicToken, "username": cfg.Username, "password": cfg.Password,
+	}
+	maps.DeleteFunc(settings, func(_, v string) bool { return v == "" })
 	configure, err := srv.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{
 		TerraformVersion: "1.11.4",
-		Config: schemaValue(t, schemas.Provider, map[string]string{
-			"platform_url": emu.PlatformURL(emu.URL), "client_id": "terraform", "client_secret": "terraform-secret",
-			"username": "alice", "password": "alice-secret",
-		}),
+		Config:           schemaValue(t, schemas.Provider, settings),
 	})
 	if err != nil || len(configure.Diagnostics) > 0 {
 		t.Fatalf("ConfigureProvider: %v %v", err, diagnosticsText(configure.Diagnostics))
@@ -224,10 +229,15 @@ func TestEphemeralAccessToken_protocol(t *testing.T) {
 	if status := tokenStatus(t, emu, token); status != http.StatusOK {
 		t.Errorf("token information after Open: status %d, want 200", status)
 	}
-	if stats := emu.Stats(); stats.Logins["oauth"] != 1 || stats.LiveTokens != 1 {
-		t.Errorf("after Open: grants %d, live tokens %d; want 1, 1", stats.Logins["oauth"], stats.LiveTokens)
+	if ctl != nil {
+		if stats := ctl.Stats(); stats.Logins["oauth"] != 1 || stats.LiveTokens != 1 {
+			t.Errorf("after Open: grants %d, live tokens %d; want 1, 1", stats.Logins["oauth"], stats.LiveTokens)
+		}
 	}
-	for _, secret := range []string{"alice-secret", "terraform-secret"} {
+	for _, secret := range []string{cfg.Password, cfg.ClientSecret, cfg.BasicToken} {
+		if secret == "" {
+			continue
+		}
 		if bytes.Contains(open.Private, []byte(secret)) {
 			t.Errorf("the private data holds the credential %q", secret)
 		}
@@ -237,8 +247,10 @@ func TestEphemeralAccessToken_protocol(t *testing.T) {
 	if err != nil || len(renew.Diagnostics) > 0 {
 		t.Fatalf("Renew: %v %v", err, diagnosticsText(renew.Diagnostics))
 	}
-	if n := emu.requests(extendRoute); n != 1 {
-		t.Errorf("extensions after Renew: %d, want 1", n)
+	if ctl != nil {
+		if n := ctl.Stats().Requests[extendRoute]; n != 1 {
+			t.Errorf("extensions after Renew: %d, want 1", n)
+		}
 	}
 	if renew.RenewAt.Before(open.RenewAt) || time.Until(renew.RenewAt) < 590*time.Second {
 		t.Errorf("RenewAt after Renew %s, want about 600 s from now and not before %s", renew.RenewAt, open.RenewAt)
@@ -255,8 +267,10 @@ func TestEphemeralAccessToken_protocol(t *testing.T) {
 	if status := tokenStatus(t, emu, token); status != http.StatusUnauthorized {
 		t.Errorf("token information after Close: status %d, want 401", status)
 	}
-	if stats := emu.Stats(); stats.LiveTokens != 0 || stats.Requests[removalRoute] != 1 {
-		t.Errorf("after Close: live tokens %d, removals %d; want 0, 1", stats.LiveTokens, stats.Requests[removalRoute])
+	if ctl != nil {
+		if stats := ctl.Stats(); stats.LiveTokens != 0 || stats.Requests[removalRoute] != 1 {
+			t.Errorf("after Close: live tokens %d, removals %d; want 0, 1", stats.LiveTokens, stats.Requests[removalRoute])
+		}
 	}
 
 	// A dead token cannot be renewed, and the error says so.

@@ -54,27 +54,28 @@ func TestAccProviderBinary(t *testing.T) {
 	t.Run("logout after every command", func(t *testing.T) {
 		t.Parallel()
 		emu := newTestEmulator(t)
-		w := newWorkspace(t, emu, `
+		ctl := emu.control(t, "live session and token counts")
+		w := newWorkspace(t, emu, fmt.Sprintf(`
 resource "mediaplatform_external_authentication" "test" {
-  domain_name = "CORP"
+  domain_name = %q
   enabled     = true
 }
 resource "mediaplatform_score" "test" {
-  score_url = "https://cdn.example/scores/a.sib"
+  score_url = %q
 }
 resource "mediaplatform_score_view" "test" {
   score = mediaplatform_score.test.id
 }
-`)
+`, accDomain(), accScoreURL(accName())))
 		for i, args := range [][]string{
 			{"plan"},
 			{"apply", "-auto-approve"},
 			{"plan"},
 			{"destroy", "-auto-approve"},
 		} {
-			before := emu.Stats()
+			before := ctl.Stats()
 			w.run(args...)
-			after := emu.Stats()
+			after := ctl.Stats()
 			if after.LiveSessions != 0 || after.LiveTokens != 0 {
 				t.Errorf("after terraform %s: %d live admin sessions and %d live platform tokens, want 0 and 0",
 					args[0], after.LiveSessions, after.LiveTokens)
@@ -93,33 +94,36 @@ resource "mediaplatform_score_view" "test" {
 
 	t.Run("request counts", func(t *testing.T) {
 		t.Parallel()
+		name := accName()
 		for _, c := range []struct{ name, config string }{
-			{"mediaplatform_external_authentication", `
+			{"mediaplatform_external_authentication", fmt.Sprintf(`
 resource "mediaplatform_external_authentication" "test" {
-  domain_name = "CORP"
+  domain_name = %q
   enabled     = true
   servers     = [{ address = "dc1.corp.example", port = 389 }]
 }
-`},
-			{"mediaplatform_score", `
+`, accDomain())},
+			{"mediaplatform_score", fmt.Sprintf(`
 resource "mediaplatform_score" "test" {
-  score_url = "https://cdn.example/scores/a.sib"
-  score_id  = "counted"
+  score_url = %q
+  score_id  = %q
 }
-`},
+`, accScoreURL(name), name)},
 			{"mediaplatform_score_view", `
 resource "mediaplatform_score_view" "test" {
-  score = "existing"
+  score = %q
 }
 `},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				t.Parallel()
 				emu := newTestEmulator(t)
+				ctl := emu.control(t, "request counts")
+				config := c.config
 				if c.name == "mediaplatform_score_view" {
-					publishTestScore(t, emu, "existing")
+					config = fmt.Sprintf(config, publishTestScore(t, emu).Alias)
 				}
-				w := newWorkspace(t, emu, c.config)
+				w := newWorkspace(t, emu, config)
 				for _, step := range []struct {
 					what string
 					args []string
@@ -128,9 +132,9 @@ resource "mediaplatform_score_view" "test" {
 					{"refresh (terraform plan)", []string{"plan"}},
 					{"destroy (terraform destroy)", []string{"destroy", "-auto-approve"}},
 				} {
-					before := emu.Stats()
+					before := ctl.Stats()
 					w.run(step.args...)
-					after := emu.Stats()
+					after := ctl.Stats()
 					t.Logf("%s %s: %d requests %s", c.name, step.what,
 						after.TotalRequests()-before.TotalRequests(), requestDelta(before, after))
 					if after.LiveSessions != 0 || after.LiveTokens != 0 {
@@ -144,19 +148,21 @@ resource "mediaplatform_score_view" "test" {
 	t.Run("retain warns and keeps the settings", func(t *testing.T) {
 		t.Parallel()
 		emu := newTestEmulator(t)
-		w := newWorkspace(t, emu, `
+		emu.takeSettings(t)
+		domain := accDomain()
+		w := newWorkspace(t, emu, fmt.Sprintf(`
 resource "mediaplatform_external_authentication" "test" {
-  domain_name     = "CORP"
+  domain_name     = %q
   enabled         = true
   deletion_policy = "retain"
 }
-`)
+`, domain))
 		w.run("apply", "-auto-approve")
 		out := w.run("destroy", "-auto-approve")
 		if !errorPattern("Warning: External authentication settings retained", "left unchanged on the platform").MatchString(out) {
 			t.Errorf("destroy output lacks the retain warning:\n%s", out)
 		}
-		if err := expectSettings(t, emu, client.ExternalAuthentication{DomainName: "CORP", Enabled: true}); err != nil {
+		if err := expectSettings(t, emu, client.ExternalAuthentication{DomainName: domain, Enabled: true}); err != nil {
 			t.Error(err)
 		}
 	})
@@ -164,20 +170,20 @@ resource "mediaplatform_external_authentication" "test" {
 	t.Run("view renewal says why", func(t *testing.T) {
 		t.Parallel()
 		emu := newTestEmulator(t)
-		publishTestScore(t, emu, "existing")
-		w := newWorkspace(t, emu, `
+		alias := publishTestScore(t, emu).Alias
+		w := newWorkspace(t, emu, fmt.Sprintf(`
 resource "mediaplatform_score_view" "test" {
-  score        = "existing"
+  score        = %q
   expires_in   = 60
   renew_before = "10m"
 }
-`)
+`, alias))
 		w.run("apply", "-auto-approve")
 		out := w.run("plan")
 		for _, want := range []*regexp.Regexp{
 			errorPattern("mediaplatform_score_view.test must be replaced"),
 			errorPattern("expires_at", "# forces replacement"),
-			errorPattern("Warning: Score view will be replaced", `of score "existing" expires in`, "less than renew_before (10m)"),
+			errorPattern("Warning: Score view will be replaced", `of score "`+alias+`" expires in`, "less than renew_before (10m)"),
 		} {
 			if !want.MatchString(out) {
 				t.Errorf("plan output lacks %q:\n%s", want, out)

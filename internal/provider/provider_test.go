@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
+	"os"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-testing/helper/acctest"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -28,50 +32,240 @@ import (
 // short enough for fast tests.
 const testRenderDelay = 20 * time.Millisecond
 
-// testEmulator is one in-process emulator serving one test.
-type testEmulator struct {
-	*emulator.Emulator
-	URL string // scheme://host of the listener
+// envAccExternal, set to 1, points the acceptance tests at the platform named by the
+// provider's MEDIAPLATFORM_* environment variables instead of an in-process emulator
+// per test.
+const envAccExternal = "MEDIAPLATFORM_ACC_EXTERNAL"
+
+// accPrefix starts the name of every object the acceptance tests create (score
+// aliases, score file names, domain names), so that the sweeper can find what an
+// interrupted run left behind.
+const accPrefix = "tf-acc-"
+
+// accName returns a fresh object name: accPrefix and a random suffix.
+func accName() string {
+	return accPrefix + acctest.RandStringFromCharSet(10, acctest.CharSetAlphaNum)
 }
 
-// newTestEmulator starts an emulator on a local listener, closed when the test ends.
+// accScoreURL is the address of a score file named name (which starts with accPrefix,
+// so that the sweeper also recognises scores without an alias).
+func accScoreURL(name string) string {
+	return "https://cdn.example/scores/" + name + ".sib"
+}
+
+// accBrokenScoreURL is the address of a score file the platform cannot render: its
+// host does not exist (the emulator fails every host under .invalid).
+func accBrokenScoreURL(name string) string {
+	return "https://scores.invalid/" + name + ".sib"
+}
+
+// accDomain is a fresh external authentication domain name.
+func accDomain() string {
+	return accName() + ".example"
+}
+
+// externalPlatform holds the addresses and accounts of the external platform, read
+// from the environment before any test changes it; nil unless MEDIAPLATFORM_ACC_EXTERNAL
+// is set.
+var externalPlatform = loadExternalPlatform(os.Getenv)
+
+func loadExternalPlatform(getenv func(string) string) *client.Config {
+	if on, _ := strconv.ParseBool(getenv(envAccExternal)); !on {
+		return nil
+	}
+	var cfg client.Config
+	cfg.ApplyEnv(getenv)
+	return &cfg
+}
+
+// missingExternalSettings names the environment variables external mode needs and
+// cfg lacks.
+func missingExternalSettings(cfg client.Config) []string {
+	var missing []string
+	for _, s := range []struct{ value, env string }{
+		{cfg.AdminURL, client.EnvAdminURL}, {cfg.AdminUsername, client.EnvAdminUsername},
+		{cfg.AdminPassword, client.EnvAdminPassword}, {cfg.PlatformURL, client.EnvPlatformURL},
+		{cfg.Username, client.EnvUsername}, {cfg.Password, client.EnvPassword},
+	} {
+		if s.value == "" {
+			missing = append(missing, s.env)
+		}
+	}
+	if cfg.BasicToken == "" && (cfg.ClientID == "" || cfg.ClientSecret == "") {
+		missing = append(missing, client.EnvClientID+" and "+client.EnvClientSecret+" (or "+client.EnvBasicToken+")")
+	}
+	return missing
+}
+
+// testEmulator is the platform one acceptance test runs against: by default an
+// in-process emulator of its own; with MEDIAPLATFORM_ACC_EXTERNAL=1 the external
+// platform of the MEDIAPLATFORM_* variables, shared by every test of the run.
+//
+// Addresses, the default accounts' provider configuration and an API client work on
+// both. What only an emulator offers (request and login counts, faults, expiry,
+// scripted commands, options, its other accounts) is reached through control, which
+// skips the test on an external platform, or optionalControl, for a check that is
+// extra to the test's point and is left out there.
+type testEmulator struct {
+	// URL is scheme://host of the in-process emulator's listener; empty on an
+	// external platform.
+	URL string
+
+	emu *emulator.Emulator // nil on an external platform; tests go through control, never here
+	t   *testing.T         // the test it serves
+	cfg client.Config      // addresses and default accounts
+}
+
+// newTestEmulator starts an emulator on a local listener, closed when the test ends;
+// in external mode it returns the external platform instead.
 func newTestEmulator(t *testing.T) *testEmulator {
 	t.Helper()
-	emu := emulator.New(emulator.Options{RenderDelay: testRenderDelay})
+	if externalPlatform != nil {
+		if os.Getenv(resource.EnvTfAcc) == "" {
+			t.Skip("the external platform is for acceptance tests: set TF_ACC=1")
+		}
+		if missing := missingExternalSettings(*externalPlatform); len(missing) > 0 {
+			t.Fatalf("%s=1 needs the platform's settings; missing: %s", envAccExternal, strings.Join(missing, ", "))
+		}
+		return &testEmulator{t: t, cfg: *externalPlatform}
+	}
+	return startTestEmulator(t, emulator.Options{RenderDelay: testRenderDelay})
+}
+
+// newTestEmulatorWith starts an emulator with options of its own, for a test that
+// needs them (what names them: "a 6 s token lifetime"); on an external platform it
+// skips the test.
+func newTestEmulatorWith(t *testing.T, what string, opts emulator.Options) *testEmulator {
+	t.Helper()
+	if externalPlatform != nil {
+		t.Skip("needs the emulator's control surface: " + what)
+	}
+	return startTestEmulator(t, opts)
+}
+
+func startTestEmulator(t *testing.T, opts emulator.Options) *testEmulator {
+	t.Helper()
+	emu := emulator.New(opts)
 	srv := httptest.NewServer(emu)
 	t.Cleanup(srv.Close)
-	return &testEmulator{Emulator: emu, URL: srv.URL}
+	return servedTestEmulator(t, emu, srv.URL)
 }
 
-// providerConfig is a provider block for the emulator with the default accounts.
+// servedTestEmulator is the target of an emulator a test serves itself at base
+// (scheme://host), e.g. over TLS.
+func servedTestEmulator(t *testing.T, emu *emulator.Emulator, base string) *testEmulator {
+	return &testEmulator{emu: emu, URL: base, t: t, cfg: emulatorConfig(emu, base)}
+}
+
+// emulatorConfig is the client configuration of an emulator's default accounts.
+func emulatorConfig(emu *emulator.Emulator, base string) client.Config {
+	return client.Config{
+		AdminURL: emu.AdminURL(base), AdminUsername: "admin", AdminPassword: "admin-secret",
+		PlatformURL: emu.PlatformURL(base), ClientID: "terraform", ClientSecret: "terraform-secret",
+		Username: "alice", Password: "alice-secret",
+	}
+}
+
+// control returns the in-process emulator to a test that needs what only an emulator
+// offers, named by what ("request counts", "scripted commands"). On an external
+// platform it skips the test with that reason: call it before the test creates
+// anything.
+func (e *testEmulator) control(t *testing.T, what string) *emulator.Emulator {
+	t.Helper()
+	if e.emu == nil {
+		t.Skip("needs the emulator's control surface: " + what)
+	}
+	return e.emu
+}
+
+// optionalControl returns the in-process emulator for a check that is extra to the
+// test's point (that a plan-time error came before any request), or nil on an
+// external platform, where the caller leaves that check out; the log says so.
+func (e *testEmulator) optionalControl(t *testing.T, what string) *emulator.Emulator {
+	t.Helper()
+	if e.emu == nil {
+		t.Logf("external platform: not checked: %s", what)
+	}
+	return e.emu
+}
+
+// shared reports whether other tests use the platform at the same time (external
+// mode): a check over every score on it cannot hold there.
+func (e *testEmulator) shared() bool { return e.emu == nil }
+
+// config is the client configuration of the default accounts.
+func (e *testEmulator) config() client.Config { return e.cfg }
+
+// adminURL, platformURL and publishingURL are the platform's three base addresses.
+func (e *testEmulator) adminURL() string    { return e.config().AdminURL }
+func (e *testEmulator) platformURL() string { return e.config().PlatformURL }
+func (e *testEmulator) publishingURL() string {
+	if e.emu != nil {
+		return e.emu.PublishingURL(e.URL)
+	}
+	// Derived from admin_url unless set, as the provider derives it.
+	c, err := client.New(e.config())
+	if err != nil {
+		return ""
+	}
+	defer func() { _ = c.Close(context.Background()) }()
+	u, _ := c.PublishingURL()
+	return u
+}
+
+// viewerURLPattern matches the viewer_url of a view on this platform.
+func (e *testEmulator) viewerURLPattern() *regexp.Regexp {
+	if e.emu != nil {
+		return regexp.MustCompile(`^` + regexp.QuoteMeta(e.URL) + `/viewer/\S+$`)
+	}
+	return regexp.MustCompile(`^https?://\S+/viewer/\S+$`)
+}
+
+// providerConfig is a provider block for the default accounts. On an external
+// platform the values come from the MEDIAPLATFORM_* variables, written out, so that
+// the configuration is the same in both modes and also reaches a provider whose
+// environment lacks them (the real binary's).
 func (e *testEmulator) providerConfig() string {
-	return providerConfigWith(e, "admin-secret", "alice-secret")
+	return providerBlock(e.config())
 }
 
-// providerConfigWith is providerConfig with the given admin and platform passwords.
+// providerConfigWith is providerConfig with the given admin and platform passwords:
+// the emulator's accounts only, since wrong passwords could lock a real account out.
 func providerConfigWith(e *testEmulator, adminPassword, password string) string {
-	return fmt.Sprintf(`
-provider "mediaplatform" {
-  admin_url      = %q
-  admin_username = "admin"
-  admin_password = %q
-  platform_url   = %q
-  client_id      = "terraform"
-  client_secret  = "terraform-secret"
-  username       = "alice"
-  password       = %q
+	e.control(e.t, "its accounts, for refused logins")
+	cfg := e.config()
+	cfg.AdminPassword, cfg.Password = adminPassword, password
+	return providerBlock(cfg)
 }
-`, e.AdminURL(e.URL), adminPassword, e.PlatformURL(e.URL), password)
+
+// providerBlock is a provider block with every setting of cfg that is set.
+func providerBlock(cfg client.Config) string {
+	var b strings.Builder
+	b.WriteString("\nprovider \"mediaplatform\" {\n")
+	for _, s := range []struct{ name, value string }{
+		{"admin_url", cfg.AdminURL}, {"admin_username", cfg.AdminUsername}, {"admin_password", cfg.AdminPassword},
+		{"platform_url", cfg.PlatformURL}, {"client_id", cfg.ClientID}, {"client_secret", cfg.ClientSecret},
+		{"basic_token", cfg.BasicToken}, {"username", cfg.Username}, {"password", cfg.Password},
+		{"publishing_url", cfg.PublishingURL}, {"publishing_service", cfg.PublishingService},
+		{"registry_url", cfg.RegistryURL},
+	} {
+		if s.value != "" {
+			fmt.Fprintf(&b, "  %s = %q\n", s.name, s.value)
+		}
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+// newClient returns an API client for the default accounts; the caller closes it.
+func (e *testEmulator) newClient() (*client.Client, error) {
+	return client.New(e.config())
 }
 
 // client returns an API client for out-of-band changes (drift), closed when the test ends.
 func (e *testEmulator) client(t *testing.T) *client.Client {
 	t.Helper()
-	c, err := client.New(client.Config{
-		AdminURL: e.AdminURL(e.URL), AdminUsername: "admin", AdminPassword: "admin-secret",
-		PlatformURL: e.PlatformURL(e.URL), ClientID: "terraform", ClientSecret: "terraform-secret",
-		Username: "alice", Password: "alice-secret",
-	})
+	c, err := e.newClient()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,10 +273,100 @@ func (e *testEmulator) client(t *testing.T) *client.Client {
 	return c
 }
 
-// requests returns the number of requests the emulator served on one route, e.g.
-// "POST /api/v1/login".
-func (e *testEmulator) requests(route string) int {
-	return e.Stats().Requests[route]
+// deleteAtCleanup returns a function that records a score the test published out of
+// band (Terraform destroys its own); the recorded scores are deleted when the test
+// ends. The function is safe for concurrent use.
+func (e *testEmulator) deleteAtCleanup(t *testing.T) (record func(id string)) {
+	t.Helper()
+	var mu sync.Mutex
+	var ids []string
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(ids) == 0 {
+			return
+		}
+		c, err := e.newClient()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer func() { _ = c.Close(context.Background()) }()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		var wg sync.WaitGroup
+		next := make(chan string)
+		for range 8 {
+			wg.Go(func() {
+				for id := range next {
+					if err := c.DeleteScore(ctx, id, true); err != nil && !client.IsNotFound(err) {
+						t.Errorf("deleting score %s at the end of the test: %v", id, err)
+					}
+				}
+			})
+		}
+		for _, id := range ids {
+			next <- id
+		}
+		close(next)
+		wg.Wait()
+	})
+	return func(id string) {
+		mu.Lock()
+		ids = append(ids, id)
+		mu.Unlock()
+	}
+}
+
+// settingsMu serialises the tests that write the external authentication settings,
+// a singleton, on a shared platform.
+var settingsMu sync.Mutex
+
+// takeSettings is called by a test that writes the external authentication settings,
+// before it does: on a shared platform it waits until no other test holds them, and
+// when the test ends it puts back the settings it found.
+func (e *testEmulator) takeSettings(t *testing.T) {
+	t.Helper()
+	if e.shared() {
+		settingsMu.Lock()
+		t.Cleanup(settingsMu.Unlock) // registered first, so released last
+	}
+	// Each client logs out at once, so that no session outlives a step.
+	c, err := e.newClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, err := c.GetExternalAuthentication(context.Background())
+	_ = c.Close(context.Background())
+	if err != nil {
+		t.Fatalf("reading the external authentication settings, to restore them at the end: %v", err)
+	}
+	t.Cleanup(func() {
+		c, err := e.newClient()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer func() { _ = c.Close(context.Background()) }()
+		ctx := context.Background()
+		restore := *found
+		if restore.DomainName == "" {
+			// Never configured: the API cannot store an empty domain, so the nearest
+			// state is external authentication switched off.
+			current, err := c.GetExternalAuthentication(ctx)
+			if err != nil {
+				t.Errorf("restoring the external authentication settings: %v", err)
+				return
+			}
+			if current.DomainName == "" {
+				return // still never configured
+			}
+			restore = client.ExternalAuthentication{DomainName: current.DomainName}
+		}
+		if _, err := c.PutExternalAuthentication(ctx, restore); err != nil {
+			t.Errorf("restoring the external authentication settings: %v", err)
+		}
+	})
 }
 
 // testProviderFactories serves a fresh provider instance to every Terraform command,
@@ -95,10 +379,15 @@ func testProviderFactories() map[string]func() (tfprotov6.ProviderServer, error)
 	}
 }
 
-// expectNoRequests fails the test if the emulator served any platform request.
+// expectNoRequests fails the test if the emulator served any platform request. On
+// an external platform it checks nothing: other tests use it at the same time.
 func expectNoRequests(t *testing.T, e *testEmulator) {
 	t.Helper()
-	if stats := e.Stats(); stats.TotalRequests() != 0 {
+	emu := e.optionalControl(t, "that no request reached the platform")
+	if emu == nil {
+		return
+	}
+	if stats := emu.Stats(); stats.TotalRequests() != 0 {
 		t.Errorf("the emulator served %d requests, want none: %v", stats.TotalRequests(), stats.Requests)
 	}
 }
@@ -258,21 +547,22 @@ func TestProviderConfigure(t *testing.T) {
 func TestAccProvider_configureMakesNoRequest(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
+	name := accName()
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories(),
 		Steps: []resource.TestStep{{
-			Config: emu.providerConfig() + `
+			Config: emu.providerConfig() + fmt.Sprintf(`
 resource "mediaplatform_external_authentication" "test" {
-  domain_name = "CORP"
+  domain_name = %q
   enabled     = true
 }
 resource "mediaplatform_score" "test" {
-  score_url = "https://cdn.example/a.sib"
+  score_url = %q
 }
 resource "mediaplatform_score_view" "test" {
   score = mediaplatform_score.test.id
 }
-`,
+`, accDomain(), accScoreURL(name)),
 			PlanOnly:           true,
 			ExpectNonEmptyPlan: true,
 		}},
@@ -285,20 +575,23 @@ resource "mediaplatform_score_view" "test" {
 func TestAccProvider_unknownConfiguration(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
+	emu.takeSettings(t)
+	domain := accDomain()
+	cfg := emu.config()
 	config := fmt.Sprintf(`
 resource "terraform_data" "password" {
-  input = "admin-secret"
+  input = sensitive(%q)
 }
 provider "mediaplatform" {
   admin_url      = %q
-  admin_username = "admin"
+  admin_username = %q
   admin_password = terraform_data.password.output
 }
 resource "mediaplatform_external_authentication" "test" {
-  domain_name = "CORP"
+  domain_name = %q
   enabled     = true
 }
-`, emu.AdminURL(emu.URL))
+`, cfg.AdminPassword, cfg.AdminURL, cfg.AdminUsername, domain)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories(),
 		Steps: []resource.TestStep{{
@@ -309,7 +602,7 @@ resource "mediaplatform_external_authentication" "test" {
 				},
 			},
 			Check: func(*terraform.State) error {
-				return expectSettings(t, emu, client.ExternalAuthentication{DomainName: "CORP", Enabled: true})
+				return expectSettings(t, emu, client.ExternalAuthentication{DomainName: domain, Enabled: true})
 			},
 		}},
 	})
@@ -364,34 +657,32 @@ func TestAccProvider_missingSetting(t *testing.T) {
 		t.Setenv(env, "")
 	}
 	emu := newTestEmulator(t)
+	// The platform settings only: publishing_url cannot be derived without admin_url.
+	cfg := emu.config()
+	cfg.PublishingURL = emu.publishingURL()
+	cfg.AdminURL, cfg.AdminUsername, cfg.AdminPassword = "", "", ""
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories(),
 		Steps: []resource.TestStep{{
 			// The platform settings are complete, so the score is created; the
 			// administrator settings are not, so only the settings resource fails.
-			Config: fmt.Sprintf(`
-provider "mediaplatform" {
-  platform_url   = %q
-  publishing_url = %q
-  client_id      = "terraform"
-  client_secret  = "terraform-secret"
-  username       = "alice"
-  password       = "alice-secret"
-}
+			Config: providerBlock(cfg) + fmt.Sprintf(`
 resource "mediaplatform_score" "test" {
-  score_url          = "https://cdn.example/a.sib"
+  score_url          = %q
   wait_for_rendering = false
 }
 resource "mediaplatform_external_authentication" "test" {
-  domain_name = "CORP"
+  domain_name = %q
   enabled     = true
 }
-`, emu.PlatformURL(emu.URL), emu.PublishingURL(emu.URL)),
+`, accScoreURL(accName()), accDomain()),
 			ExpectError: errorPattern("Unable to store external authentication settings", `"admin_url"`, "MEDIAPLATFORM_ADMIN_URL"),
 		}},
 	})
-	if n := emu.requests("POST /api/v1/login"); n != 0 {
-		t.Errorf("admin logins attempted: %d, want 0", n)
+	if ctl := emu.optionalControl(t, "that no administrator login was attempted"); ctl != nil {
+		if n := ctl.Stats().Requests["POST /api/v1/login"]; n != 0 {
+			t.Errorf("admin logins attempted: %d, want 0", n)
+		}
 	}
 }
 
@@ -399,20 +690,21 @@ resource "mediaplatform_external_authentication" "test" {
 // login, after at most two login attempts.
 func TestAccProvider_wrongAdminCredentials(t *testing.T) {
 	t.Parallel()
-	emu := newTestEmulator(t)
+	target := newTestEmulator(t)
+	emu := target.control(t, "login attempt counts, and an account a wrong password cannot lock")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories(),
 		Steps: []resource.TestStep{{
-			Config: providerConfigWith(emu, "wrong-password", "alice-secret") + `
+			Config: providerConfigWith(target, "wrong-password", "alice-secret") + fmt.Sprintf(`
 resource "mediaplatform_external_authentication" "test" {
-  domain_name = "CORP"
+  domain_name = %q
   enabled     = true
 }
-`,
+`, accDomain()),
 			ExpectError: errorPattern("administrator API login", "was refused", "INVALID_CREDENTIALS"),
 		}},
 	})
-	if n := emu.requests("POST /api/v1/login"); n < 1 || n > 2 {
+	if n := emu.Stats().Requests["POST /api/v1/login"]; n < 1 || n > 2 {
 		t.Errorf("admin login attempts: %d, want 1 or 2", n)
 	}
 }
@@ -421,21 +713,22 @@ resource "mediaplatform_external_authentication" "test" {
 // login, after at most two password grants.
 func TestAccProvider_wrongPlatformCredentials(t *testing.T) {
 	t.Parallel()
-	emu := newTestEmulator(t)
+	target := newTestEmulator(t)
+	emu := target.control(t, "login attempt counts, and an account a wrong password cannot lock")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories(),
 		Steps: []resource.TestStep{{
-			Config: providerConfigWith(emu, "admin-secret", "wrong-password") + `
+			Config: providerConfigWith(target, "admin-secret", "wrong-password") + fmt.Sprintf(`
 resource "mediaplatform_score" "test" {
-  score_url = "https://cdn.example/a.sib"
+  score_url = %q
 }
-`,
+`, accScoreURL(accName())),
 			ExpectError: errorPattern("platform login", "was refused", "invalid_grant"),
 		}},
 	})
 	route := "POST /auth/oauth2/ropc/default"
-	if n := emu.requests(route); n < 1 || n > 2 {
-		t.Errorf("password grants attempted: %d, want 1 or 2 (%v)", n, emu.Stats().Requests)
+	if stats := emu.Stats(); stats.Requests[route] < 1 || stats.Requests[route] > 2 {
+		t.Errorf("password grants attempted: %d, want 1 or 2 (%v)", stats.Requests[route], stats.Requests)
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -25,15 +24,6 @@ import (
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 )
 
-// newTestEmulatorWithOptions is newTestEmulator with options of its own.
-func newTestEmulatorWithOptions(t *testing.T, opts emulator.Options) *testEmulator {
-	t.Helper()
-	emu := emulator.New(opts)
-	srv := httptest.NewServer(emu)
-	t.Cleanup(srv.Close)
-	return &testEmulator{Emulator: emu, URL: srv.URL}
-}
-
 // providerConfigPlus is providerConfig with more provider arguments.
 func providerConfigPlus(e *testEmulator, arguments string) string {
 	config := strings.TrimRight(e.providerConfig(), "\n")
@@ -41,8 +31,8 @@ func providerConfigPlus(e *testEmulator, arguments string) string {
 }
 
 // publishRoute is the emulator's route of POST /scores, as Stats and Faults name it.
-func publishRoute(e *testEmulator) string {
-	return "POST " + e.PublishingURL("") + "/scores"
+func publishRoute(emu *emulator.Emulator) string {
+	return "POST " + emu.PublishingURL("") + "/scores"
 }
 
 // trackedProviders serves a fresh provider instance to every Terraform command, as
@@ -117,7 +107,8 @@ func TestAccReliability_transientFailures(t *testing.T) {
 	t.Parallel()
 	const n = 60
 	emu := newTestEmulator(t)
-	emu.SetFaults(emulator.Faults{FailRate: 0.2, Status: 503, RateLimitPerSecond: 30})
+	ctl := emu.control(t, "faults")
+	ctl.SetFaults(emulator.Faults{FailRate: 0.2, Status: 503, RateLimitPerSecond: 30})
 	start := time.Now()
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories(),
@@ -130,12 +121,12 @@ resource "mediaplatform_score" "test" {
 }
 `, n),
 			Check: func(*terraform.State) error {
-				s := emu.Stats()
+				s := ctl.Stats()
 				if s.Scores != n {
 					return fmt.Errorf("the emulator holds %d scores, want %d", s.Scores, n)
 				}
 				// Some publish requests failed and were repeated: the faults were in force.
-				if posts := s.Requests[publishRoute(emu)]; posts <= n {
+				if posts := s.Requests[publishRoute(ctl)]; posts <= n {
 					return fmt.Errorf("%d publish requests for %d scores: no publish failed, the test proves nothing", posts, n)
 				}
 				return nil
@@ -145,10 +136,10 @@ resource "mediaplatform_score" "test" {
 			},
 		}},
 	})
-	s := emu.Stats()
+	s := ctl.Stats()
 	t.Logf("%d requests in %s (publish %d, read %d, delete %d)", s.TotalRequests(), time.Since(start).Round(time.Second),
-		s.Requests[publishRoute(emu)], s.Requests["GET "+emu.PublishingURL("")+"/scores/{id}"],
-		s.Requests["DELETE "+emu.PublishingURL("")+"/scores/{id}"])
+		s.Requests[publishRoute(ctl)], s.Requests["GET "+ctl.PublishingURL("")+"/scores/{id}"],
+		s.Requests["DELETE "+ctl.PublishingURL("")+"/scores/{id}"])
 	if s.Scores != 0 {
 		t.Errorf("%d scores left after destroy", s.Scores)
 	}
@@ -160,7 +151,8 @@ resource "mediaplatform_score" "test" {
 func TestAccReliability_dropAfterEffectWithAlias(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	emu.SetFaults(emulator.Faults{DropRate: 1, DropRoutes: []string{publishRoute(emu)}})
+	ctl := emu.control(t, "faults")
+	ctl.SetFaults(emulator.Faults{DropRate: 1, DropRoutes: []string{publishRoute(ctl)}})
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories(),
 		Steps: []resource.TestStep{{
@@ -172,9 +164,9 @@ resource "mediaplatform_score" "test" {
 `,
 			Check: resource.ComposeTestCheckFunc(
 				func(*terraform.State) error {
-					s := emu.Stats()
-					if s.Scores != 1 || s.Requests[publishRoute(emu)] != 1 {
-						return fmt.Errorf("%d scores after %d publish requests, want 1 and 1", s.Scores, s.Requests[publishRoute(emu)])
+					s := ctl.Stats()
+					if s.Scores != 1 || s.Requests[publishRoute(ctl)] != 1 {
+						return fmt.Errorf("%d scores after %d publish requests, want 1 and 1", s.Scores, s.Requests[publishRoute(ctl)])
 					}
 					return nil
 				},
@@ -200,7 +192,8 @@ resource "mediaplatform_score" "test" {
 func TestAccReliability_dropAfterEffectWithoutAlias(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	emu.SetFaults(emulator.Faults{DropRate: 1, DropRoutes: []string{publishRoute(emu)}})
+	ctl := emu.control(t, "faults")
+	ctl.SetFaults(emulator.Faults{DropRate: 1, DropRoutes: []string{publishRoute(ctl)}})
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories(),
 		Steps: []resource.TestStep{{
@@ -212,9 +205,9 @@ resource "mediaplatform_score" "test" {
 			ExpectError: errorPattern("Unable to publish score", "may have been published", "import it"),
 		}},
 	})
-	if s := emu.Stats(); s.Scores != 1 || s.Requests[publishRoute(emu)] != 1 {
+	if s := ctl.Stats(); s.Scores != 1 || s.Requests[publishRoute(ctl)] != 1 {
 		t.Errorf("%d scores after %d publish requests, want 1 and 1: the request took effect once and was not repeated",
-			s.Scores, s.Requests[publishRoute(emu)])
+			s.Scores, s.Requests[publishRoute(ctl)])
 	}
 }
 
@@ -230,7 +223,8 @@ func TestAccReliability_tokenLifetime(t *testing.T) {
 		n        = 40
 		lifetime = 3 * time.Second
 	)
-	emu := newTestEmulatorWithOptions(t, emulator.Options{TokenLifetime: lifetime, RenderDelay: time.Second})
+	emu := newTestEmulatorWith(t, "a 3 s token lifetime", emulator.Options{TokenLifetime: lifetime, RenderDelay: time.Second})
+	ctl := emu.control(t, "stats")
 	var providers trackedProviders
 	var applyStart time.Time
 	resource.Test(t, resource.TestCase{
@@ -250,7 +244,7 @@ resource "mediaplatform_score" "test" {
 					if d := time.Since(applyStart); d < 2*lifetime {
 						return fmt.Errorf("the apply took %s, not longer than the token lifetime %s: the test proves nothing", d, lifetime)
 					}
-					s := emu.Stats()
+					s := ctl.Stats()
 					if s.Scores != n {
 						return fmt.Errorf("%d scores, want %d", s.Scores, n)
 					}
@@ -264,9 +258,9 @@ resource "mediaplatform_score" "test" {
 			),
 		}},
 	})
-	before := emu.Stats()
+	before := ctl.Stats()
 	providers.closeClients(t)
-	s := emu.Stats()
+	s := ctl.Stats()
 	t.Logf("token extensions %d, grants %d; token removals on close %d", s.Requests["POST /auth/tokens/current/extension"],
 		s.Logins["oauth"], s.Requests["DELETE /auth/tokens/current"]-before.Requests["DELETE /auth/tokens/current"])
 	if s.LiveTokens != 0 || s.LiveSessions != 0 {
@@ -279,9 +273,10 @@ resource "mediaplatform_score" "test" {
 func TestAccReliability_adminSessionExpired(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
+	ctl := emu.control(t, "session expiry and login counts")
 	// Checked last, once the provider's client and expectSettings' have logged out.
 	t.Cleanup(func() {
-		if s := emu.Stats(); s.LiveSessions != 0 || s.LiveTokens != 0 {
+		if s := ctl.Stats(); s.LiveSessions != 0 || s.LiveTokens != 0 {
 			t.Errorf("%d live sessions, %d live tokens after close; want 0", s.LiveSessions, s.LiveTokens)
 		}
 	})
@@ -304,7 +299,7 @@ resource "mediaplatform_external_authentication" "test" {
 			{
 				Config: config("CORP"),
 				Check: func(*terraform.State) error {
-					if n := emu.Stats().Logins["admin"]; n != 1 {
+					if n := ctl.Stats().Logins["admin"]; n != 1 {
 						return fmt.Errorf("%d administrator logins, want 1: the provider instance must keep its session", n)
 					}
 					return nil
@@ -312,13 +307,13 @@ resource "mediaplatform_external_authentication" "test" {
 			},
 			{
 				PreConfig: func() {
-					emu.Expire(false, true)
-					logins = emu.Stats().Logins["admin"]
+					ctl.Expire(false, true)
+					logins = ctl.Stats().Logins["admin"]
 				},
 				Config: config("CORP2"),
 				Check: resource.ComposeTestCheckFunc(
 					func(*terraform.State) error {
-						if n := emu.Stats().Logins["admin"] - logins; n != 1 {
+						if n := ctl.Stats().Logins["admin"] - logins; n != 1 {
 							return fmt.Errorf("%d administrator logins after the session expired, want exactly 1", n)
 						}
 						return expectSettings(t, emu, client.ExternalAuthentication{DomainName: "CORP2", Enabled: true})

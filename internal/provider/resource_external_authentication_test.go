@@ -45,27 +45,29 @@ func expectSettings(t *testing.T, emu *testEmulator, want client.ExternalAuthent
 func TestAccExternalAuthentication_lifecycle(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	twoServers := `
-  domain_name = "CORP"
+	emu.takeSettings(t)
+	domain, domain2 := accDomain(), accDomain()
+	twoServers := fmt.Sprintf(`
+  domain_name = %q
   enabled     = true
   servers = [
     { address = "dc1.corp.example", port = 389 },
     { address = "dc2.corp.example", port = 636, enabled = false },
   ]
-`
-	oneServer := `
-  domain_name = "CORP2"
+`, domain)
+	oneServer := fmt.Sprintf(`
+  domain_name = %q
   enabled     = true
   servers = [
     { address = "dc3.corp.example", port = 3269 },
   ]
-`
+`, domain2)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories(),
 		CheckDestroy: func(*terraform.State) error {
 			// deletion_policy "disable": the same settings, switched off.
 			return expectSettings(t, emu, client.ExternalAuthentication{
-				DomainName: "CORP2",
+				DomainName: domain2,
 				Servers:    []client.AuthServer{{Address: "dc3.corp.example", Port: 3269, Enabled: true}},
 			})
 		},
@@ -93,7 +95,7 @@ func TestAccExternalAuthentication_lifecycle(t *testing.T) {
 				},
 				Check: func(*terraform.State) error {
 					return expectSettings(t, emu, client.ExternalAuthentication{
-						DomainName: "CORP", Enabled: true,
+						DomainName: domain, Enabled: true,
 						Servers: []client.AuthServer{
 							{Address: "dc1.corp.example", Port: 389, Enabled: true},
 							{Address: "dc2.corp.example", Port: 636, Enabled: false},
@@ -115,7 +117,7 @@ func TestAccExternalAuthentication_lifecycle(t *testing.T) {
 				},
 				Check: func(*terraform.State) error {
 					return expectSettings(t, emu, client.ExternalAuthentication{
-						DomainName: "CORP2", Enabled: true,
+						DomainName: domain2, Enabled: true,
 						Servers: []client.AuthServer{{Address: "dc3.corp.example", Port: 3269, Enabled: true}},
 					})
 				},
@@ -129,12 +131,14 @@ func TestAccExternalAuthentication_lifecycle(t *testing.T) {
 func TestAccExternalAuthentication_drift(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	config := externalAuthConfig(emu, `
-  domain_name = "CORP"
+	emu.takeSettings(t)
+	domain := accDomain()
+	config := externalAuthConfig(emu, fmt.Sprintf(`
+  domain_name = %q
   enabled     = true
   servers     = []
-`)
-	want := client.ExternalAuthentication{DomainName: "CORP", Enabled: true}
+`, domain))
+	want := client.ExternalAuthentication{DomainName: domain, Enabled: true}
 	drift := func(s client.ExternalAuthentication) func() {
 		return func() {
 			if _, err := emu.client(t).PutExternalAuthentication(context.Background(), s); err != nil {
@@ -162,14 +166,14 @@ func TestAccExternalAuthentication_drift(t *testing.T) {
 			},
 			{
 				// Someone switches external authentication off.
-				PreConfig:        drift(client.ExternalAuthentication{DomainName: "CORP", Enabled: false}),
+				PreConfig:        drift(client.ExternalAuthentication{DomainName: domain, Enabled: false}),
 				Config:           config,
 				ConfigPlanChecks: restored,
 				Check:            func(*terraform.State) error { return expectSettings(t, emu, want) },
 			},
 			{
 				// Someone renames the domain and adds a server.
-				PreConfig: drift(client.ExternalAuthentication{DomainName: "OTHER", Enabled: true,
+				PreConfig: drift(client.ExternalAuthentication{DomainName: accDomain(), Enabled: true,
 					Servers: []client.AuthServer{{Address: "rogue.example", Port: 389, Enabled: true}}}),
 				Config:           config,
 				ConfigPlanChecks: restored,
@@ -185,18 +189,20 @@ func TestAccExternalAuthentication_drift(t *testing.T) {
 func TestAccExternalAuthentication_retain(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	want := client.ExternalAuthentication{DomainName: "CORP", Enabled: true,
+	emu.takeSettings(t)
+	domain := accDomain()
+	want := client.ExternalAuthentication{DomainName: domain, Enabled: true,
 		Servers: []client.AuthServer{{Address: "dc1.corp.example", Port: 389, Enabled: true}}}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories(),
 		CheckDestroy:             func(*terraform.State) error { return expectSettings(t, emu, want) },
 		Steps: []resource.TestStep{{
-			Config: externalAuthConfig(emu, `
-  domain_name     = "CORP"
+			Config: externalAuthConfig(emu, fmt.Sprintf(`
+  domain_name     = %q
   enabled         = true
   deletion_policy = "retain"
   servers         = [{ address = "dc1.corp.example", port = 389 }]
-`),
+`, domain)),
 			ConfigPlanChecks: resource.ConfigPlanChecks{
 				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 			},

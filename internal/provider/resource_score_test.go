@@ -12,6 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
 )
 
 var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
@@ -33,17 +35,31 @@ func (ids scoreIDs) record(addresses ...string) resource.TestCheckFunc {
 }
 
 // checkScoresGone is a CheckDestroy: every recorded score is gone from the platform.
-func checkScoresGone(emu *testEmulator, ids scoreIDs) resource.TestCheckFunc {
+func checkScoresGone(t *testing.T, emu *testEmulator, ids scoreIDs) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		if len(ids) == 0 {
 			return fmt.Errorf("no score was recorded")
 		}
 		for a, id := range ids {
-			if status, ok := emu.Score(id); ok {
-				return fmt.Errorf("%s (%s) still exists on the platform with status %q", a, id, status)
+			if err := expectScoreGone(t, emu, id); err != nil {
+				return fmt.Errorf("%s: %w", a, err)
 			}
 		}
 		return nil
+	}
+}
+
+// expectScoreGone returns an error unless the platform reports no score with id.
+func expectScoreGone(t *testing.T, emu *testEmulator, id string) error {
+	t.Helper()
+	s, err := emu.client(t).GetScore(context.Background(), id)
+	switch {
+	case client.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("reading score %s: %w", id, err)
+	default:
+		return fmt.Errorf("score %s still exists on the platform with status %q", id, s.Status)
 	}
 }
 
@@ -62,28 +78,29 @@ func TestAccScore_lifecycle(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	ids := scoreIDs{}
+	alias, plain := accName(), accName()
 	config := func(purge, transpose bool) string {
 		return emu.providerConfig() + fmt.Sprintf(`
 resource "mediaplatform_score" "aliased" {
-  score_url        = "https://cdn.example/scores/sonata.sib"
-  score_id         = "sonata-op-1"
+  score_url        = %q
+  score_id         = %q
   transpose        = %t
   purge_on_destroy = %t
 }
 resource "mediaplatform_score" "plain" {
-  score_url = "https://cdn.example/scores/etude.sib"
+  score_url = %q
 }
-`, transpose, purge)
+`, accScoreURL(alias), alias, transpose, purge, accScoreURL(plain))
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories(),
-		CheckDestroy:             checkScoresGone(emu, ids),
+		CheckDestroy:             checkScoresGone(t, emu, ids),
 		Steps: []resource.TestStep{
 			{
 				Config: config(false, false),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("mediaplatform_score.aliased", tfjsonpath.New("id"), knownvalue.StringRegexp(uuidPattern)),
-					statecheck.ExpectKnownValue("mediaplatform_score.aliased", tfjsonpath.New("score_id"), knownvalue.StringExact("sonata-op-1")),
+					statecheck.ExpectKnownValue("mediaplatform_score.aliased", tfjsonpath.New("score_id"), knownvalue.StringExact(alias)),
 					statecheck.ExpectKnownValue("mediaplatform_score.aliased", tfjsonpath.New("status"), knownvalue.StringExact("idle")),
 					statecheck.ExpectKnownValue("mediaplatform_score.aliased", tfjsonpath.New("page_count"), knownvalue.Int64Func(func(n int64) error {
 						if n < 1 {
@@ -108,7 +125,7 @@ resource "mediaplatform_score" "plain" {
 			{
 				ResourceName:            "mediaplatform_score.aliased",
 				ImportState:             true,
-				ImportStateId:           "sonata-op-1",
+				ImportStateId:           alias,
 				ImportStateVerify:       true,
 				ImportStateVerifyIgnore: []string{"timeouts"},
 			},
@@ -154,9 +171,8 @@ resource "mediaplatform_score" "plain" {
 					statecheck.ExpectKnownValue("mediaplatform_score.aliased", tfjsonpath.New("transpose"), knownvalue.Bool(true)),
 				},
 				Check: func(s *terraform.State) error {
-					old := ids["mediaplatform_score.aliased"]
-					if _, ok := emu.Score(old); ok {
-						return fmt.Errorf("the replaced score %s still exists", old)
+					if err := expectScoreGone(t, emu, ids["mediaplatform_score.aliased"]); err != nil {
+						return fmt.Errorf("the replaced score: %w", err)
 					}
 					return ids.record("mediaplatform_score.aliased")(s)
 				},
@@ -171,15 +187,16 @@ func TestAccScore_deletedOutOfBand(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	ids := scoreIDs{}
-	config := emu.providerConfig() + `
+	alias := accName()
+	config := emu.providerConfig() + fmt.Sprintf(`
 resource "mediaplatform_score" "test" {
-  score_url = "https://cdn.example/scores/nocturne.sib"
-  score_id  = "nocturne"
+  score_url = %q
+  score_id  = %q
 }
-`
+`, accScoreURL(alias), alias)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories(),
-		CheckDestroy:             checkScoresGone(emu, ids),
+		CheckDestroy:             checkScoresGone(t, emu, ids),
 		Steps: []resource.TestStep{
 			{
 				Config: config,
@@ -187,7 +204,7 @@ resource "mediaplatform_score" "test" {
 			},
 			{
 				PreConfig: func() {
-					if err := emu.client(t).DeleteScore(context.Background(), "nocturne", false); err != nil {
+					if err := emu.client(t).DeleteScore(context.Background(), alias, false); err != nil {
 						t.Fatalf("deleting the score out of band: %v", err)
 					}
 				},
@@ -219,22 +236,23 @@ func TestAccScore_renderingError(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	ids := scoreIDs{}
+	alias := accName()
 	config := func(wait bool) string {
 		return emu.providerConfig() + fmt.Sprintf(`
 resource "mediaplatform_score" "test" {
-  score_url          = "https://scores.invalid/broken.sib"
-  score_id           = "broken-score"
+  score_url          = %q
+  score_id           = %q
   wait_for_rendering = %t
 }
-`, wait)
+`, accBrokenScoreURL(alias), alias, wait)
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories(),
-		CheckDestroy:             checkScoresGone(emu, ids),
+		CheckDestroy:             checkScoresGone(t, emu, ids),
 		Steps: []resource.TestStep{
 			{
 				Config:      config(true),
-				ExpectError: errorPattern("Score rendering failed", `(alias "broken-score")`, `status "error"`, "https://scores.invalid/broken.sib", "tainted"),
+				ExpectError: errorPattern("Score rendering failed", `(alias "`+alias+`")`, `status "error"`, accBrokenScoreURL(alias), "tainted"),
 			},
 			{
 				// Without the taint, switching wait_for_rendering off would be an
@@ -258,14 +276,14 @@ func TestAccScore_noWait(t *testing.T) {
 	ids := scoreIDs{}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories(),
-		CheckDestroy:             checkScoresGone(emu, ids),
+		CheckDestroy:             checkScoresGone(t, emu, ids),
 		Steps: []resource.TestStep{{
-			Config: emu.providerConfig() + `
+			Config: emu.providerConfig() + fmt.Sprintf(`
 resource "mediaplatform_score" "test" {
-  score_url          = "https://cdn.example/scores/prelude.sib"
+  score_url          = %q
   wait_for_rendering = false
 }
-`,
+`, accScoreURL(accName())),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("mediaplatform_score.test", tfjsonpath.New("status"), knownvalue.StringExact("pending")),
 				statecheck.ExpectKnownValue("mediaplatform_score.test", tfjsonpath.New("page_count"), knownvalue.Int64Exact(0)),

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"regexp"
 	"testing"
 	"time"
 
@@ -20,15 +19,18 @@ import (
 
 const viewAddress = "mediaplatform_score_view.test"
 
-// publishTestScore publishes a score out of band, so that destroying a view leaves
-// the score (and so the view) alive on the platform.
-func publishTestScore(t *testing.T, emu *testEmulator, alias string) *client.Score {
+// publishTestScore publishes a score with a fresh alias out of band, so that
+// destroying a view leaves the score (and so the view) alive on the platform. The
+// score is deleted when the test ends.
+func publishTestScore(t *testing.T, emu *testEmulator) *client.Score {
 	t.Helper()
 	c := emu.client(t)
-	s, err := c.PublishScore(context.Background(), client.PublishScoreInput{ScoreURL: "https://cdn.example/scores/" + alias + ".sib", Alias: alias})
+	alias := accName()
+	s, err := c.PublishScore(context.Background(), client.PublishScoreInput{ScoreURL: accScoreURL(alias), Alias: alias})
 	if err != nil {
 		t.Fatalf("publishing a score: %v", err)
 	}
+	emu.deleteAtCleanup(t)(s.ID)
 	// Log out now, so that the emulator's live sessions and tokens count only the
 	// provider's.
 	if err := c.Close(context.Background()); err != nil {
@@ -62,12 +64,12 @@ func (v *viewState) record(s *terraform.State) error {
 func TestAccScoreView_lifecycle(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	publishTestScore(t, emu, "fugue")
+	score := publishTestScore(t, emu)
 	var first, current viewState
 	config := func(pages, renewBefore string) string {
 		return emu.providerConfig() + fmt.Sprintf(`
 resource "mediaplatform_score_view" "test" {
-  score          = "fugue"
+  score          = %q
   printable      = true
   pages          = %q
   license_string = "Licensed to ACME for rehearsal"
@@ -75,7 +77,7 @@ resource "mediaplatform_score_view" "test" {
   expires_in     = 3600
   renew_before   = %q
 }
-`, pages, renewBefore)
+`, score.Alias, pages, renewBefore)
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories(),
@@ -95,7 +97,7 @@ resource "mediaplatform_score_view" "test" {
 				Config: config("1-2,4", "10m"),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(viewAddress, tfjsonpath.New("id"), knownvalue.NotNull()),
-					statecheck.ExpectKnownValue(viewAddress, tfjsonpath.New("viewer_url"), knownvalue.StringRegexp(regexp.MustCompile(`^http://127\.0\.0\.1:\d+/viewer/`))),
+					statecheck.ExpectKnownValue(viewAddress, tfjsonpath.New("viewer_url"), knownvalue.StringRegexp(emu.viewerURLPattern())),
 					statecheck.ExpectSensitiveValue(viewAddress, tfjsonpath.New("viewer_url")),
 					statecheck.ExpectKnownValue(viewAddress, tfjsonpath.New("expires_at"), knownvalue.StringFunc(func(v string) error {
 						at, err := time.Parse(time.RFC3339, v)
@@ -163,16 +165,16 @@ func TestAccScoreView_renewal(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	var first, second viewState
-	config := emu.providerConfig() + `
+	config := emu.providerConfig() + fmt.Sprintf(`
 resource "mediaplatform_score" "test" {
-  score_url = "https://cdn.example/scores/canon.sib"
+  score_url = %q
 }
 resource "mediaplatform_score_view" "test" {
   score        = mediaplatform_score.test.id
   expires_in   = 60
   renew_before = "10m"
 }
-`
+`, accScoreURL(accName()))
 	replaced := []plancheck.PlanCheck{
 		plancheck.ExpectResourceAction(viewAddress, plancheck.ResourceActionReplace),
 		plancheck.ExpectUnknownValue(viewAddress, tfjsonpath.New("expires_at")),

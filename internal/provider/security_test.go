@@ -79,8 +79,9 @@ func TestAccSecurity_demoLogsAndState(t *testing.T) {
 	}
 	t.Parallel()
 
-	cliConfig := buildProviderForCLI(t)
 	emu := newTestEmulator(t)
+	ctl := emu.control(t, "issued secrets and scripted commands")
+	cliConfig := buildProviderForCLI(t)
 	dir := t.TempDir()
 	copyConfiguration(t, demo, dir)
 	writeFile(t, filepath.Join(dir, "security.tf"), fmt.Sprintf(securityExtras, testBasicToken))
@@ -90,11 +91,11 @@ func TestAccSecurity_demoLogsAndState(t *testing.T) {
 		"TF_CLI_CONFIG_FILE="+cliConfig, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
 		"TF_LOG=trace", "TF_LOG_PATH="+logPath,
 		"TF_VAR_command_id="+scriptDemoCommand(t, emu, filepath.Join(demo, "purge-command.json")),
-		client.EnvAdminURL+"="+emu.AdminURL(emu.URL),
+		client.EnvAdminURL+"="+emu.adminURL(),
 		client.EnvAdminUsername+"=admin",
 		client.EnvAdminPassword+"="+testAdminPassword,
-		client.EnvPlatformURL+"="+emu.PlatformURL(emu.URL),
-		client.EnvPublishingURL+"="+emu.PublishingURL(emu.URL),
+		client.EnvPlatformURL+"="+emu.platformURL(),
+		client.EnvPublishingURL+"="+emu.publishingURL(),
 		client.EnvClientID+"=terraform",
 		client.EnvClientSecret+"="+testClientSecret,
 		client.EnvUsername+"=alice",
@@ -115,7 +116,7 @@ func TestAccSecurity_demoLogsAndState(t *testing.T) {
 	var output strings.Builder
 	secrets := map[string]bool{}
 	collect := func() {
-		for _, s := range emu.IssuedSecrets() {
+		for _, s := range ctl.IssuedSecrets() {
 			secrets[s] = true
 		}
 	}
@@ -130,8 +131,8 @@ func TestAccSecurity_demoLogsAndState(t *testing.T) {
 	output.WriteString(run("destroy", "-auto-approve"))
 	collect()
 
-	stats := emu.Stats()
-	if stats.Logins["admin"] == 0 || stats.Logins["oauth"] == 0 || stats.Requests["POST "+emu.PublishingURL("")+"/scores/{id}/view"] < 2 {
+	stats := ctl.Stats()
+	if stats.Logins["admin"] == 0 || stats.Logins["oauth"] == 0 || stats.Requests["POST "+ctl.PublishingURL("")+"/scores/{id}/view"] < 2 {
 		t.Fatalf("the run did not log in both ways and create both views, the test proves nothing: %+v", stats)
 	}
 	if stats.LiveSessions != 0 || stats.LiveTokens != 0 {
@@ -317,11 +318,14 @@ func TestSecurity_sensitiveSchema(t *testing.T) {
 // returns it with that certificate as PEM.
 func newTLSTestEmulator(t *testing.T) (*testEmulator, string) {
 	t.Helper()
+	if externalPlatform != nil {
+		t.Skip("needs the emulator's control surface: a TLS listener with a certificate of its own")
+	}
 	emu := emulator.New(emulator.Options{RenderDelay: testRenderDelay})
 	srv := httptest.NewTLSServer(emu)
 	t.Cleanup(srv.Close)
 	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
-	return &testEmulator{Emulator: emu, URL: srv.URL}, string(certPEM)
+	return servedTestEmulator(t, emu, srv.URL), string(certPEM)
 }
 
 const tlsTestResources = `
@@ -344,7 +348,7 @@ func TestAccSecurity_tlsCACert(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config: providerConfigPlus(emu, fmt.Sprintf("ca_cert_pem = %q", certPEM)) + tlsTestResources,
 			Check: func(*terraform.State) error {
-				if s := emu.Stats(); s.Scores != 1 || s.Logins["admin"] == 0 {
+				if s := emu.control(t, "stats").Stats(); s.Scores != 1 || s.Logins["admin"] == 0 {
 					return fmt.Errorf("over HTTPS: %+v", s)
 				}
 				return nil
@@ -365,7 +369,7 @@ func TestAccSecurity_tlsUnknownAuthority(t *testing.T) {
 			ExpectError: regexp.MustCompile(`(?s)certificate.*ca_cert_pem`),
 		}},
 	})
-	if s := emu.Stats(); s.TotalRequests() != 0 {
+	if s := emu.control(t, "stats").Stats(); s.TotalRequests() != 0 {
 		t.Errorf("the emulator served %d requests over an unverified connection", s.TotalRequests())
 	}
 }
@@ -380,7 +384,7 @@ func TestAccSecurity_tlsInsecureSkipVerify(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config: providerConfigPlus(emu, "insecure_skip_verify = true") + tlsTestResources,
 			Check: func(*terraform.State) error {
-				if s := emu.Stats(); s.Scores != 1 || s.Logins["admin"] == 0 {
+				if s := emu.control(t, "stats").Stats(); s.Scores != 1 || s.Logins["admin"] == 0 {
 					return fmt.Errorf("with insecure_skip_verify: %+v", s)
 				}
 				return nil
@@ -414,6 +418,7 @@ func TestSecurity_insecureSkipVerifyWarns(t *testing.T) {
 func TestAccSecurity_notAdministrator(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
+	ctl := emu.control(t, "the viewer account")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories(),
 		Steps: []resource.TestStep{{
@@ -428,12 +433,12 @@ resource "mediaplatform_external_authentication" "test" {
   enabled     = true
   servers     = [{ address = "dc1.corp.example", port = 636 }]
 }
-`, emu.AdminURL(emu.URL)),
+`, emu.adminURL()),
 			ExpectError: errorPattern("Unable to store external authentication settings",
 				"admin_username is an administrator", "403", "admin/FORBIDDEN", `user "viewer" is not an administrator`),
 		}},
 	})
-	if n := emu.requests("PUT /api/v1/externalauth"); n != 1 {
+	if n := ctl.Stats().Requests["PUT /api/v1/externalauth"]; n != 1 {
 		t.Errorf("%d PUT requests, want 1 (refused, not retried)", n)
 	}
 	if err := expectSettings(t, emu, client.ExternalAuthentication{}); err != nil {
