@@ -163,7 +163,7 @@ func TestAccDataSourceAssetModel_byID(t *testing.T) {
 	)
 
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			Config:            emu.providerConfig() + assetModelConfig("clip", "interplay-pam", "pam-1", `asset_id = "clip-1"`),
 			ConfigStateChecks: checks,
@@ -177,7 +177,7 @@ func TestAccDataSourceAssetModel_byType(t *testing.T) {
 	const address = "data.mediaplatform_asset_model.sequence"
 	raw, ok := emulator.AssetTypeModelFixture("interplay-pam", "pam-1", "sequence", true)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			Config: emu.providerConfig() + assetModelConfig("sequence", "interplay-pam", "pam-1", `asset_type = "sequence"`) + `
 output "group_ids" {
@@ -210,7 +210,7 @@ func TestAccDataSourceAssetModel_mamRowRestrictions(t *testing.T) {
 		return groupItem(group, item).AtMapKey("options").AtMapKey("restrictions")
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			Config: emu.providerConfig() + assetModelConfig("asset", "interplay-mam", "mam-1", `asset_id = "asset-1"`),
 			ConfigStateChecks: append(kvAssetModel(t, address, raw, ok),
@@ -257,7 +257,7 @@ func TestAccDataSourceAssetModel_viewerReadonly(t *testing.T) {
 	const address = "data.mediaplatform_asset_model.clip"
 	raw, ok := emulator.AssetModelFixture("interplay-pam", "pam-1", "clip-1", false)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			Config: viewerProviderConfig(emu) + assetModelConfig("clip", "interplay-pam", "pam-1", `asset_id = "clip-1"`) + `
 output "editable" {
@@ -296,7 +296,7 @@ func TestAccDataSourceAssetModel_notFound(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{
 			{
 				Config: emu.providerConfig() + assetModelConfig("m", "interplay-pam", "pam-9", `asset_id = "clip-1"`),
@@ -322,7 +322,7 @@ func TestAccDataSourceAssetModel_validation(t *testing.T) {
 	emu := newTestEmulator(t)
 	both := "asset_id = \"clip-1\"\n  asset_type = \"sequence\""
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{
 			{
 				Config:      emu.providerConfig() + assetModelConfig("m", "interplay-pam", "pam-1", both),
@@ -348,7 +348,7 @@ func TestAccDataSourceAssetModel_functions(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
 		Steps: []resource.TestStep{{
 			Config: emu.providerConfig() +

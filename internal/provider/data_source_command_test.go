@@ -65,7 +65,7 @@ func TestAccDataSourceCommand_waitForCompletion(t *testing.T) {
 	var id string
 	var readsBefore int
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{
 			{
 				// A first step, so that the command below starts after terraform init.
@@ -193,7 +193,7 @@ func TestAccDataSourceCommand_bulk(t *testing.T) {
 		)
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			// fail_on_error does not apply: a bulk command with failed entities has finished.
 			Config: emu.providerConfig() + fmt.Sprintf(`
@@ -226,7 +226,7 @@ func TestAccDataSourceCommand_failed(t *testing.T) {
 	})
 	const address = "data.mediaplatform_command.test"
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{
 			{
 				Config: emu.providerConfig() + fmt.Sprintf(`
@@ -276,7 +276,7 @@ func TestAccDataSourceCommand_waitTimeout(t *testing.T) {
 	})
 	const address = "data.mediaplatform_command.test"
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{
 			{
 				Config: emu.providerConfig() + fmt.Sprintf(`
@@ -315,7 +315,7 @@ func TestAccDataSourceCommand_notFound(t *testing.T) {
 	emu := newTestEmulator(t)
 	href := emu.platformURL() + emulator.CommandPath("c-404")
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{
 			{
 				Config: emu.providerConfig() + `
@@ -357,7 +357,7 @@ func TestAccDataSourceCommand_validation(t *testing.T) {
 			ExpectError: errorPattern(tc.err...),
 		})
 	}
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviderFactories(), Steps: steps})
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviderFactories(t), Steps: steps})
 	expectNoRequests(t, emu)
 }
 

@@ -42,7 +42,7 @@ data "mediaplatform_external_authentication" "test" {}
 		})
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{
 			{
 				Config: config,
@@ -79,7 +79,7 @@ func TestAccDataSourceExternalAuthentication_notAdministrator(t *testing.T) {
 	emu := newTestEmulator(t)
 	emu.control(t, "the viewer account")
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			Config: `
 provider "mediaplatform" {

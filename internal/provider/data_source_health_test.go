@@ -15,7 +15,7 @@ func TestAccDataSourceHealth(t *testing.T) {
 	emu := newTestEmulator(t)
 	const address = "data.mediaplatform_health.test"
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			Config: emu.providerConfig() + `
 data "mediaplatform_health" "test" {}

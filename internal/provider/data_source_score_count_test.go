@@ -40,7 +40,7 @@ func TestAccDataSourceScoreCount(t *testing.T) {
 	config, checks := dsQueries(t, emu, "mediaplatform_score_count", queries)
 	ctl := emu.optionalControl(t, "one count request per data source")
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			Config:            emu.providerConfig() + config,
 			ConfigStateChecks: checks,
@@ -78,6 +78,6 @@ func TestAccDataSourceScoreCount_validation(t *testing.T) {
 			ExpectError: errorPattern(tc.err...),
 		})
 	}
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviderFactories(), Steps: steps})
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviderFactories(t), Steps: steps})
 	expectNoRequests(t, emu)
 }

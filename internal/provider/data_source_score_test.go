@@ -42,7 +42,7 @@ func TestAccDataSourceScore(t *testing.T) {
 	expectScore("data.mediaplatform_score.by_alias", alias, aliased)
 
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			Config: emu.providerConfig() + fmt.Sprintf(`
 data "mediaplatform_score" "by_uuid" {
@@ -63,7 +63,7 @@ func TestAccDataSourceScore_errors(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{
 			{
 				Config: emu.providerConfig() + `

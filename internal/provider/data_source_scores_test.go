@@ -101,7 +101,7 @@ func TestAccDataSourceScores_filters(t *testing.T) {
 	})
 
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			Config:            emu.providerConfig() + config,
 			ConfigStateChecks: checks,
@@ -132,7 +132,7 @@ func TestAccDataSourceScores_pagination(t *testing.T) {
 	}
 	var before int
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{
 			{
 				// The check runs after the plan (which reads the data source once) and
@@ -234,6 +234,6 @@ func TestAccDataSourceScores_validation(t *testing.T) {
 			ExpectError: errorPattern(tc.err...),
 		})
 	}
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviderFactories(), Steps: steps})
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviderFactories(t), Steps: steps})
 	expectNoRequests(t, emu)
 }

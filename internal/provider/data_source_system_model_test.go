@@ -100,7 +100,7 @@ func TestAccDataSourceSystemModel_pamWithTimeBased(t *testing.T) {
 	}
 
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			Config: emu.providerConfig() + `
 data "mediaplatform_system_model" "pam" {
@@ -123,7 +123,7 @@ func TestAccDataSourceSystemModel_pamWithoutTimeBased(t *testing.T) {
 		t.Fatal("the pam-1 fixture has no layers, so leaving them out proves nothing")
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			Config: emu.providerConfig() + `
 data "mediaplatform_system_model" "pam" {
@@ -148,7 +148,7 @@ func TestAccDataSourceSystemModel_mamIgnoresTimeBased(t *testing.T) {
 	// mam-1 does not support time-based metadata: asked for, the layers are an empty list.
 	fx.TimeBased = []fxLayer{}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			Config: emu.providerConfig() + `
 data "mediaplatform_system_model" "mam" {
@@ -180,7 +180,7 @@ func TestAccDataSourceSystemModel_unknownSystem(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			Config: emu.providerConfig() + `
 data "mediaplatform_system_model" "missing" {
@@ -198,7 +198,7 @@ func TestAccDataSourceSystemModel_validation(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{
 			{
 				Config: emu.providerConfig() + `

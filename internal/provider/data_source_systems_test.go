@@ -30,7 +30,7 @@ func TestAccDataSourceSystems_basic(t *testing.T) {
 		}))
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			Config: emu.providerConfig() + `
 data "mediaplatform_systems" "all" {}

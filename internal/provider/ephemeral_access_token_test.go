@@ -89,7 +89,7 @@ func TestAccEphemeralAccessToken_echo(t *testing.T) {
 	var token string
 	resource.Test(t, resource.TestCase{
 		TerraformVersionChecks:   ephemeralVersionChecks,
-		ProtoV6ProviderFactories: ephemeralTestFactories(),
+		ProtoV6ProviderFactories: ephemeralTestFactories(t),
 		Steps: []resource.TestStep{{
 			Config: emu.providerConfig() + `
 ephemeral "mediaplatform_access_token" "test" {}
@@ -127,7 +127,7 @@ func TestAccEphemeralAccessToken_renewal(t *testing.T) {
 	ctl := emu.control(t, "token extension counts")
 	resource.Test(t, resource.TestCase{
 		TerraformVersionChecks:   ephemeralVersionChecks,
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			Config: emu.providerConfig() + fmt.Sprintf(`
 ephemeral "mediaplatform_access_token" "test" {}
@@ -158,7 +158,7 @@ func TestAccEphemeralAccessToken_wrongCredentials(t *testing.T) {
 	ctl := emu.control(t, "live token counts, and an account a wrong password cannot lock")
 	resource.Test(t, resource.TestCase{
 		TerraformVersionChecks:   ephemeralVersionChecks,
-		ProtoV6ProviderFactories: ephemeralTestFactories(),
+		ProtoV6ProviderFactories: ephemeralTestFactories(t),
 		Steps: []resource.TestStep{{
 			Config: providerConfigWith(emu, "admin-secret", "wrong-password") + `
 ephemeral "mediaplatform_access_token" "test" {}

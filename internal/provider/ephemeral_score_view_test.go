@@ -19,8 +19,8 @@ import (
 
 // ephemeralTestFactories adds the echo provider, whose echo resources store the value
 // given to its provider configuration: the only way to see an ephemeral result.
-func ephemeralTestFactories() map[string]func() (tfprotov6.ProviderServer, error) {
-	factories := testProviderFactories()
+func ephemeralTestFactories(t *testing.T) map[string]func() (tfprotov6.ProviderServer, error) {
+	factories := testProviderFactories(t)
 	factories["echo"] = echoprovider.NewProviderServer()
 	return factories
 }
@@ -97,7 +97,7 @@ resource "echo" %q {}
 	}
 	resource.Test(t, resource.TestCase{
 		TerraformVersionChecks:   ephemeralVersionChecks,
-		ProtoV6ProviderFactories: ephemeralTestFactories(),
+		ProtoV6ProviderFactories: ephemeralTestFactories(t),
 		Steps: []resource.TestStep{
 			{
 				Config: config("first"),
@@ -142,7 +142,7 @@ func TestAccEphemeralScoreView_missingScore(t *testing.T) {
 	emu := newTestEmulator(t)
 	resource.Test(t, resource.TestCase{
 		TerraformVersionChecks:   ephemeralVersionChecks,
-		ProtoV6ProviderFactories: ephemeralTestFactories(),
+		ProtoV6ProviderFactories: ephemeralTestFactories(t),
 		Steps: []resource.TestStep{{
 			Config: emu.providerConfig() + `
 ephemeral "mediaplatform_score_view" "test" {
@@ -192,7 +192,7 @@ resource "echo" "test" {}
 	}
 	resource.Test(t, resource.TestCase{
 		TerraformVersionChecks:   ephemeralVersionChecks,
-		ProtoV6ProviderFactories: ephemeralTestFactories(),
+		ProtoV6ProviderFactories: ephemeralTestFactories(t),
 		Steps:                    steps,
 	})
 	expectNoRequests(t, emu)

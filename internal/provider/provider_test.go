@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -148,6 +149,15 @@ func startTestEmulator(t *testing.T, opts emulator.Options) *testEmulator {
 	emu := emulator.New(opts)
 	srv := httptest.NewServer(emu)
 	t.Cleanup(srv.Close)
+	// Registered before anything of the test's own, so it runs after every other
+	// cleanup: by then the providers' and the test's clients have all closed, and
+	// like the provider binary they must have left no session or token behind.
+	t.Cleanup(func() {
+		if s := emu.Stats(); s.LiveSessions != 0 || s.LiveTokens != 0 {
+			t.Errorf("at the end of the test: %d live administrator sessions and %d live access tokens, want none",
+				s.LiveSessions, s.LiveTokens)
+		}
+	})
 	return servedTestEmulator(t, emu, srv.URL)
 }
 
@@ -370,12 +380,59 @@ func (e *testEmulator) takeSettings(t *testing.T) {
 }
 
 // testProviderFactories serves a fresh provider instance to every Terraform command,
-// as the real binary does (one process per command).
-func testProviderFactories() map[string]func() (tfprotov6.ProviderServer, error) {
+// as the real binary does (one process per command), and closes the clients of those
+// instances when the test ends, as the binary does when Terraform shuts it down: every
+// test logs out its sessions and removes its tokens, on an emulator or a real platform.
+func testProviderFactories(t *testing.T) map[string]func() (tfprotov6.ProviderServer, error) {
+	t.Helper()
+	var tp trackedProviders
+	t.Cleanup(func() { tp.closeClients(t) })
+	return tp.factories()
+}
+
+// trackedProviders serves a fresh provider instance to every Terraform command and
+// remembers the instances, so that the test can close their clients at the end as the
+// provider binary does when Terraform ends it. (In-process providers are never shut
+// down that way, and CloseAll would also close the clients of tests running in
+// parallel.)
+type trackedProviders struct {
+	mu        sync.Mutex
+	providers []*mediaplatformProvider
+}
+
+func (tp *trackedProviders) factories() map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){
 		"mediaplatform": func() (tfprotov6.ProviderServer, error) {
-			return providerserver.NewProtocol6WithError(New("test")())()
+			p, ok := New("test")().(*mediaplatformProvider)
+			if !ok {
+				return nil, errors.New("New does not return a *mediaplatformProvider")
+			}
+			tp.mu.Lock()
+			tp.providers = append(tp.providers, p)
+			tp.mu.Unlock()
+			return providerserver.NewProtocol6WithError(p)()
 		},
+	}
+}
+
+// closeClients logs out and removes the tokens of every client the providers made.
+func (tp *trackedProviders) closeClients(t *testing.T) {
+	t.Helper()
+	tp.mu.Lock()
+	defer tp.mu.Unlock()
+	for _, p := range tp.providers {
+		p.mu.Lock()
+		c := p.client
+		p.mu.Unlock()
+		if c == nil {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err := c.Close(ctx)
+		cancel()
+		if err != nil {
+			t.Errorf("closing a provider's client: %v", err)
+		}
 	}
 }
 
@@ -549,7 +606,7 @@ func TestAccProvider_configureMakesNoRequest(t *testing.T) {
 	emu := newTestEmulator(t)
 	name := accName()
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			Config: emu.providerConfig() + fmt.Sprintf(`
 resource "mediaplatform_external_authentication" "test" {
@@ -593,7 +650,7 @@ resource "mediaplatform_external_authentication" "test" {
 }
 `, cfg.AdminPassword, cfg.AdminURL, cfg.AdminUsername, domain)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			Config: config,
 			ConfigPlanChecks: resource.ConfigPlanChecks{
@@ -645,7 +702,7 @@ resource "mediaplatform_external_authentication" "test" {
 			ExpectError: errorPattern(s.err...),
 		})
 	}
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviderFactories(), Steps: testSteps})
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviderFactories(t), Steps: testSteps})
 	expectNoRequests(t, emu)
 }
 
@@ -662,7 +719,7 @@ func TestAccProvider_missingSetting(t *testing.T) {
 	cfg.PublishingURL = emu.publishingURL()
 	cfg.AdminURL, cfg.AdminUsername, cfg.AdminPassword = "", "", ""
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			// The platform settings are complete, so the score is created; the
 			// administrator settings are not, so only the settings resource fails.
@@ -693,7 +750,7 @@ func TestAccProvider_wrongAdminCredentials(t *testing.T) {
 	target := newTestEmulator(t)
 	emu := target.control(t, "login attempt counts, and an account a wrong password cannot lock")
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			Config: providerConfigWith(target, "wrong-password", "alice-secret") + fmt.Sprintf(`
 resource "mediaplatform_external_authentication" "test" {
@@ -716,7 +773,7 @@ func TestAccProvider_wrongPlatformCredentials(t *testing.T) {
 	target := newTestEmulator(t)
 	emu := target.control(t, "login attempt counts, and an account a wrong password cannot lock")
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			Config: providerConfigWith(target, "admin-secret", "wrong-password") + fmt.Sprintf(`
 resource "mediaplatform_score" "test" {

@@ -6,10 +6,8 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -33,52 +31,6 @@ func providerConfigPlus(e *testEmulator, arguments string) string {
 // publishRoute is the emulator's route of POST /scores, as Stats and Faults name it.
 func publishRoute(emu *emulator.Emulator) string {
 	return "POST " + emu.PublishingURL("") + "/scores"
-}
-
-// trackedProviders serves a fresh provider instance to every Terraform command, as
-// testProviderFactories does, and remembers the instances, so that the test can close
-// their clients at the end as the provider binary does when Terraform ends it. (The
-// in-process providers of the test harness are never shut down that way, and
-// CloseAll would also close the clients of tests running in parallel.)
-type trackedProviders struct {
-	mu        sync.Mutex
-	providers []*mediaplatformProvider
-}
-
-func (tp *trackedProviders) factories() map[string]func() (tfprotov6.ProviderServer, error) {
-	return map[string]func() (tfprotov6.ProviderServer, error){
-		"mediaplatform": func() (tfprotov6.ProviderServer, error) {
-			p, ok := New("test")().(*mediaplatformProvider)
-			if !ok {
-				return nil, errors.New("New does not return a *mediaplatformProvider")
-			}
-			tp.mu.Lock()
-			tp.providers = append(tp.providers, p)
-			tp.mu.Unlock()
-			return providerserver.NewProtocol6WithError(p)()
-		},
-	}
-}
-
-// closeClients logs out and removes the tokens of every client the providers made.
-func (tp *trackedProviders) closeClients(t *testing.T) {
-	t.Helper()
-	tp.mu.Lock()
-	defer tp.mu.Unlock()
-	for _, p := range tp.providers {
-		p.mu.Lock()
-		c := p.client
-		p.mu.Unlock()
-		if c == nil {
-			continue
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		err := c.Close(ctx)
-		cancel()
-		if err != nil {
-			t.Errorf("closing a provider's client: %v", err)
-		}
-	}
 }
 
 // sharedProviderFactories serve the same provider instance, and so the same client,
@@ -111,7 +63,7 @@ func TestAccReliability_transientFailures(t *testing.T) {
 	ctl.SetFaults(emulator.Faults{FailRate: 0.2, Status: 503, RateLimitPerSecond: 30})
 	start := time.Now()
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			Config: providerConfigPlus(emu, "max_retries = 10") + fmt.Sprintf(`
 resource "mediaplatform_score" "test" {
@@ -154,7 +106,7 @@ func TestAccReliability_dropAfterEffectWithAlias(t *testing.T) {
 	ctl := emu.control(t, "faults")
 	ctl.SetFaults(emulator.Faults{DropRate: 1, DropRoutes: []string{publishRoute(ctl)}})
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			Config: emu.providerConfig() + `
 resource "mediaplatform_score" "test" {
@@ -195,7 +147,7 @@ func TestAccReliability_dropAfterEffectWithoutAlias(t *testing.T) {
 	ctl := emu.control(t, "faults")
 	ctl.SetFaults(emulator.Faults{DropRate: 1, DropRoutes: []string{publishRoute(ctl)}})
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			Config: emu.providerConfig() + `
 resource "mediaplatform_score" "test" {

@@ -63,7 +63,7 @@ func TestAccExternalAuthentication_lifecycle(t *testing.T) {
   ]
 `, domain2)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		CheckDestroy: func(*terraform.State) error {
 			// deletion_policy "disable": the same settings, switched off.
 			return expectSettings(t, emu, client.ExternalAuthentication{
@@ -153,7 +153,7 @@ func TestAccExternalAuthentication_drift(t *testing.T) {
 		PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{
 			{
 				Config: config,
@@ -194,7 +194,7 @@ func TestAccExternalAuthentication_retain(t *testing.T) {
 	want := client.ExternalAuthentication{DomainName: domain, Enabled: true,
 		Servers: []client.AuthServer{{Address: "dc1.corp.example", Port: 389, Enabled: true}}}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		CheckDestroy:             func(*terraform.State) error { return expectSettings(t, emu, want) },
 		Steps: []resource.TestStep{{
 			Config: externalAuthConfig(emu, fmt.Sprintf(`
@@ -249,6 +249,6 @@ func TestAccExternalAuthentication_validation(t *testing.T) {
 			ExpectError: errorPattern(c.err...),
 		})
 	}
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviderFactories(), Steps: steps})
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviderFactories(t), Steps: steps})
 	expectNoRequests(t, emu)
 }

@@ -93,7 +93,7 @@ resource "mediaplatform_score" "plain" {
 `, accScoreURL(alias), alias, transpose, purge, accScoreURL(plain))
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		CheckDestroy:             checkScoresGone(t, emu, ids),
 		Steps: []resource.TestStep{
 			{
@@ -195,7 +195,7 @@ resource "mediaplatform_score" "test" {
 }
 `, accScoreURL(alias), alias)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		CheckDestroy:             checkScoresGone(t, emu, ids),
 		Steps: []resource.TestStep{
 			{
@@ -247,7 +247,7 @@ resource "mediaplatform_score" "test" {
 `, accBrokenScoreURL(alias), alias, wait)
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		CheckDestroy:             checkScoresGone(t, emu, ids),
 		Steps: []resource.TestStep{
 			{
@@ -275,7 +275,7 @@ func TestAccScore_noWait(t *testing.T) {
 	emu := newTestEmulator(t)
 	ids := scoreIDs{}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		CheckDestroy:             checkScoresGone(t, emu, ids),
 		Steps: []resource.TestStep{{
 			Config: emu.providerConfig() + fmt.Sprintf(`
@@ -322,6 +322,6 @@ func TestAccScore_validation(t *testing.T) {
 			ExpectError: errorPattern(c.err...),
 		})
 	}
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviderFactories(), Steps: steps})
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviderFactories(t), Steps: steps})
 	expectNoRequests(t, emu)
 }

@@ -80,7 +80,7 @@ resource "mediaplatform_score_view" "test" {
 `, score.Alias, pages, renewBefore)
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		CheckDestroy: func(*terraform.State) error {
 			// Destroy only forgets: the view stays usable until it expires.
 			status, err := viewerStatus(current.viewerURL)
@@ -181,7 +181,7 @@ resource "mediaplatform_score_view" "test" {
 		plancheck.ExpectResourceAction("mediaplatform_score.test", plancheck.ResourceActionNoop),
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{
 			{
 				Config:             config,
@@ -240,6 +240,6 @@ func TestAccScoreView_validation(t *testing.T) {
 			ExpectError: errorPattern(c.err...),
 		})
 	}
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviderFactories(), Steps: steps})
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviderFactories(t), Steps: steps})
 	expectNoRequests(t, emu)
 }

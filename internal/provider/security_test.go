@@ -344,7 +344,7 @@ func TestAccSecurity_tlsCACert(t *testing.T) {
 	t.Parallel()
 	emu, certPEM := newTLSTestEmulator(t)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			Config: providerConfigPlus(emu, fmt.Sprintf("ca_cert_pem = %q", certPEM)) + tlsTestResources,
 			Check: func(*terraform.State) error {
@@ -363,7 +363,7 @@ func TestAccSecurity_tlsUnknownAuthority(t *testing.T) {
 	t.Parallel()
 	emu, _ := newTLSTestEmulator(t)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			Config:      emu.providerConfig() + tlsTestResources,
 			ExpectError: regexp.MustCompile(`(?s)certificate.*ca_cert_pem`),
@@ -380,7 +380,7 @@ func TestAccSecurity_tlsInsecureSkipVerify(t *testing.T) {
 	t.Parallel()
 	emu, _ := newTLSTestEmulator(t)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			Config: providerConfigPlus(emu, "insecure_skip_verify = true") + tlsTestResources,
 			Check: func(*terraform.State) error {
@@ -420,7 +420,7 @@ func TestAccSecurity_notAdministrator(t *testing.T) {
 	emu := newTestEmulator(t)
 	ctl := emu.control(t, "the viewer account")
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(),
+		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			Config: fmt.Sprintf(`
 provider "mediaplatform" {
