@@ -1,7 +1,7 @@
 //go:build unix
 
 // Command pprofprovider is the provider binary with profiling, for the benchmark:
-// the same server as the repository's main package, writing a CPU profile and an allocation
+// the same server as the repository's main package (provider.Serve), writing a CPU profile and an allocation
 // profile (at exit, after a GC) of every provider process into $MEDIAPLATFORM_PPROF_DIR. The
 // benchmark builds it with `go run ./bench -profile DIR`.
 package main
@@ -14,9 +14,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
-	"time"
-
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/provider"
 )
@@ -44,13 +41,7 @@ func main() {
 			h.Close()
 		}()
 	}
-	err := providerserver.Serve(context.Background(), provider.New("bench"), providerserver.ServeOpts{
-		Address: "registry.terraform.io/mediaplatform/mediaplatform",
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
-	_ = provider.CloseAll(ctx)
-	cancel()
-	if err != nil {
+	if err := provider.Serve(context.Background(), "bench", false); err != nil {
 		log.Print(err)
 	}
 }
