@@ -71,7 +71,6 @@ func main() {
 	flag.StringVar(&o.out, "out", "", "also write the results as JSON to this file")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (binaries, workspaces, logs)")
 	flag.BoolVar(&o.verbose, "v", false, "print every terraform command and its duration")
-	flag.BoolVar(&o.quietSeries, "quiet-series", true, "at the largest N, also time the plans with the plugin SDK's logs turned off")
 	flag.StringVar(&o.profile, "profile", "", "at the largest N, also profile one full and one -refresh=false plan with ./bench/pprofprovider, into this `directory`")
 	flag.Parse()
 
@@ -92,7 +91,6 @@ type options struct {
 	out              string
 	keep             bool
 	verbose          bool
-	quietSeries      bool
 	profile          string
 }
 
@@ -159,16 +157,6 @@ type sizeResult struct {
 	LatencyNoRefreshRuns []float64 `json:"latencyNoRefreshRuns,omitempty"`
 	LatencyIdeal         float64   `json:"latencyIdeal,omitempty"`
 	LatencyRatio         float64   `json:"latencyRatio,omitempty"`
-	// With the plugin SDK's logs off (TF_LOG_SDK*=OFF): medians, seconds and CPU seconds.
-	QuietFullPlan         float64   `json:"quietFullPlan,omitempty"`
-	QuietNoRefreshPlan    float64   `json:"quietNoRefreshPlan,omitempty"`
-	QuietFullCPU          float64   `json:"quietFullCpu,omitempty"`
-	QuietNoRefreshCPU     float64   `json:"quietNoRefreshCpu,omitempty"`
-	QuietFullRuns         []float64 `json:"quietFullRuns,omitempty"`
-	QuietNoRefreshRuns    []float64 `json:"quietNoRefreshRuns,omitempty"`
-	QuietFullCPURuns      []float64 `json:"quietFullCpuRuns,omitempty"`
-	QuietNoRefreshCPURuns []float64 `json:"quietNoRefreshCpuRuns,omitempty"`
-	QuietPeakRSSKiB       int64     `json:"quietPeakRssKiB,omitempty"`
 	// One full plan through the RSS wrapper.
 	ProviderProcesses int   `json:"providerProcesses"`
 	PeakRSSKiB        int64 `json:"peakRssKiB"`
@@ -507,11 +495,6 @@ func (b *bench) measureSize(ctx context.Context, n, largest int) (*sizeResult, e
 			return nil, err
 		}
 	}
-	if b.o.quietSeries && n == largest {
-		if err := b.measureQuiet(ctx, scores, r); err != nil {
-			return nil, err
-		}
-	}
 
 	if b.o.latencyMs > 0 {
 		fmt.Fprintf(os.Stderr, "bench: N = %d: %d timed runs with %d ms latency\n", n, b.o.runs, b.o.latencyMs)
@@ -540,37 +523,6 @@ func (b *bench) measureSize(ctx context.Context, n, largest int) (*sizeResult, e
 		r.LatencyRatio = r.LatencyFullPlan / r.LatencyIdeal
 	}
 	return r, nil
-}
-
-// quietLogs turns the plugin SDK's logs off in the provider processes (they inherit
-// terraform's environment). Without TF_LOG, Terraform discards every line a provider
-// logs, but the SDK still writes them at TRACE by default.
-var quietLogs = []string{"TF_LOG_SDK=OFF", "TF_LOG_SDK_PROTO=OFF", "TF_LOG_SDK_FRAMEWORK=OFF", "TF_LOG_PROVIDER_MEDIAPLATFORM=OFF"}
-
-// measureQuiet times the full and -refresh=false plans with the SDK's logs off.
-func (b *bench) measureQuiet(ctx context.Context, dir string, r *sizeResult) error {
-	fmt.Fprintf(os.Stderr, "bench: N = %d: %d timed runs with the SDK's logs off\n", r.N, b.o.runs)
-	for i := range b.o.runs {
-		for j := range 2 {
-			args, runs, cpu := []string{"plan", "-detailed-exitcode"}, &r.QuietFullRuns, &r.QuietFullCPURuns
-			if (i+j)%2 == 1 {
-				args, runs, cpu = append(args, "-refresh=false"), &r.QuietNoRefreshRuns, &r.QuietNoRefreshCPURuns
-			}
-			d, _, err := b.tfChecked(ctx, dir, b.cli, quietLogs, args...)
-			if err != nil {
-				return err
-			}
-			*runs, *cpu = append(*runs, d.Seconds()), append(*cpu, b.lastCPU.Seconds())
-		}
-	}
-	r.QuietFullPlan, r.QuietNoRefreshPlan = median(r.QuietFullRuns), median(r.QuietNoRefreshRuns)
-	r.QuietFullCPU, r.QuietNoRefreshCPU = median(r.QuietFullCPURuns), median(r.QuietNoRefreshCPURuns)
-	procs, _, _, err := b.wrapped(ctx, dir, quietLogs, "plan", "-detailed-exitcode")
-	if err != nil {
-		return err
-	}
-	r.QuietPeakRSSKiB = slices.Max(append(procs, 0))
-	return nil
 }
 
 // profilePlans runs one full and one -refresh=false plan with the profiling build of
@@ -620,7 +572,7 @@ func (b *bench) profilePlans(ctx context.Context, dir string) error {
 // measureRSS runs one full plan through the wrapper: provider processes, their peak
 // RSS and the logins of the plan.
 func (b *bench) measureRSS(ctx context.Context, dir string, r *sizeResult) error {
-	procs, before, after, err := b.wrapped(ctx, dir, nil, "plan", "-detailed-exitcode")
+	procs, before, after, err := b.wrapped(ctx, dir, "plan", "-detailed-exitcode")
 	if err != nil {
 		return err
 	}
@@ -635,13 +587,13 @@ func (b *bench) measureRSS(ctx context.Context, dir string, r *sizeResult) error
 
 // wrapped runs a terraform command through the RSS wrapper and returns the peak RSS
 // (KiB) of every provider process it started, and the stats around it.
-func (b *bench) wrapped(ctx context.Context, dir string, extraEnv []string, args ...string) ([]int64, stats, stats, error) {
+func (b *bench) wrapped(ctx context.Context, dir string, args ...string) ([]int64, stats, stats, error) {
 	record := filepath.Join(b.work, fmt.Sprintf("rss-%d.txt", time.Now().UnixNano()))
 	before, err := b.emu.stats(ctx)
 	if err != nil {
 		return nil, stats{}, stats{}, err
 	}
-	env := append([]string{envWrapTarget + "=" + b.real, envWrapRecord + "=" + record}, extraEnv...)
+	env := []string{envWrapTarget + "=" + b.real, envWrapRecord + "=" + record}
 	if _, _, err := b.tfChecked(ctx, dir, b.cliRSS, env, args...); err != nil {
 		return nil, stats{}, stats{}, err
 	}
@@ -684,7 +636,7 @@ resource "mediaplatform_external_authentication" "bench" {
 	if _, _, err := b.tfChecked(ctx, dir, b.cli, nil, "apply", "-auto-approve"); err != nil {
 		return nil, err
 	}
-	procs, before, after, err := b.wrapped(ctx, dir, nil, "plan", "-detailed-exitcode")
+	procs, before, after, err := b.wrapped(ctx, dir, "plan", "-detailed-exitcode")
 	if err != nil {
 		return nil, err
 	}
@@ -804,15 +756,6 @@ func (b *bench) report(w io.Writer) {
 	for _, s := range r.Sizes {
 		fmt.Fprintf(w, "| %d | %.2f | %.2f | %.2f | %.2f |\n", s.N, s.FullCPU, s.NoRefreshCPU, s.DataCPU, s.FullCPU/s.NoRefreshCPU)
 	}
-	for _, s := range r.Sizes {
-		if len(s.QuietFullRuns) == 0 {
-			continue
-		}
-		fmt.Fprintf(w, "\n## N = %d with the plugin SDK's logs off (%s)\n\n", s.N, strings.Join(quietLogs, " "))
-		fmt.Fprintf(w, "| | full plan | -refresh=false | full ÷ -refresh=false | peak RSS (MiB) |\n|---|---|---|---|---|\n")
-		fmt.Fprintf(w, "| seconds | %.2f | %.2f | %.2f | %.1f |\n", s.QuietFullPlan, s.QuietNoRefreshPlan, s.QuietFullPlan/s.QuietNoRefreshPlan, float64(s.QuietPeakRSSKiB)/1024)
-		fmt.Fprintf(w, "| CPU seconds | %.2f | %.2f | %.2f | |\n", s.QuietFullCPU, s.QuietNoRefreshCPU, s.QuietFullCPU/s.QuietNoRefreshCPU)
-	}
 	if r.LatencyMs > 0 {
 		fmt.Fprintf(w, "\n## With %d ms emulator latency\n\n", r.LatencyMs)
 		fmt.Fprintf(w, "| N | full plan | -refresh=false | ideal (N × %d ms ÷ 10 + -refresh=false) | full ÷ ideal |\n", r.LatencyMs)
@@ -844,10 +787,6 @@ func (b *bench) report(w io.Writer) {
 		fmt.Fprintf(w, "; CPU full %s; CPU -refresh=false %s; CPU terraform_data %s", formatRuns(s.FullCPURuns), formatRuns(s.NoRefCPURuns), formatRuns(s.DataCPURuns))
 		if r.LatencyMs > 0 {
 			fmt.Fprintf(w, "; latency full %s; latency -refresh=false %s", formatRuns(s.LatencyFullRuns), formatRuns(s.LatencyNoRefreshRuns))
-		}
-		if len(s.QuietFullRuns) > 0 {
-			fmt.Fprintf(w, "; SDK logs off: full %s, -refresh=false %s, CPU full %s, CPU -refresh=false %s", formatRuns(s.QuietFullRuns),
-				formatRuns(s.QuietNoRefreshRuns), formatRuns(s.QuietFullCPURuns), formatRuns(s.QuietNoRefreshCPURuns))
 		}
 		fmt.Fprintln(w)
 	}
