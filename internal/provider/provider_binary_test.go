@@ -31,20 +31,7 @@ func TestAccProviderBinary(t *testing.T) {
 	}
 	t.Parallel()
 
-	pluginDir := t.TempDir()
-	build := exec.CommandContext(t.Context(), "go", "build", "-o", filepath.Join(pluginDir, "terraform-provider-mediaplatform"),
-		"github.com/mediaplatform/terraform-provider-mediaplatform")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the provider: %v\n%s", err, out)
-	}
-	cliConfig := filepath.Join(t.TempDir(), "terraform.rc")
-	writeFile(t, cliConfig, fmt.Sprintf(`provider_installation {
-  dev_overrides {
-    "registry.terraform.io/mediaplatform/mediaplatform" = %q
-  }
-  direct {}
-}
-`, pluginDir))
+	cliConfig := buildProviderForCLI(t)
 	newWorkspace := func(t *testing.T, emu *testEmulator, resources string) *workspace {
 		w := &workspace{t: t, terraform: terraformPath, dir: t.TempDir(), cliConfig: cliConfig, emu: emu}
 		w.write(resources)
@@ -256,4 +243,25 @@ func requestDelta(before, after emulator.Stats) string {
 		}
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// buildProviderForCLI builds the provider binary and returns a CLI configuration
+// whose dev_overrides point Terraform at it.
+func buildProviderForCLI(t *testing.T) string {
+	t.Helper()
+	pluginDir := t.TempDir()
+	build := exec.CommandContext(t.Context(), "go", "build", "-o", filepath.Join(pluginDir, "terraform-provider-mediaplatform"),
+		"github.com/mediaplatform/terraform-provider-mediaplatform")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the provider: %v\n%s", err, out)
+	}
+	cliConfig := filepath.Join(t.TempDir(), "terraform.rc")
+	writeFile(t, cliConfig, fmt.Sprintf(`provider_installation {
+  dev_overrides {
+    "registry.terraform.io/mediaplatform/mediaplatform" = %q
+  }
+  direct {}
+}
+`, pluginDir))
+	return cliConfig
 }

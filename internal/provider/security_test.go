@@ -216,27 +216,6 @@ func checkManagedViewSensitive(t *testing.T, state []byte) string {
 	return ""
 }
 
-// buildProviderForCLI builds the provider binary and returns a CLI configuration
-// whose dev_overrides point Terraform at it.
-func buildProviderForCLI(t *testing.T) string {
-	t.Helper()
-	pluginDir := t.TempDir()
-	build := exec.CommandContext(t.Context(), "go", "build", "-o", filepath.Join(pluginDir, "terraform-provider-mediaplatform"),
-		"github.com/mediaplatform/terraform-provider-mediaplatform")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the provider: %v\n%s", err, out)
-	}
-	cliConfig := filepath.Join(t.TempDir(), "terraform.rc")
-	writeFile(t, cliConfig, fmt.Sprintf(`provider_installation {
-  dev_overrides {
-    "registry.terraform.io/mediaplatform/mediaplatform" = %q
-  }
-  direct {}
-}
-`, pluginDir))
-	return cliConfig
-}
-
 // copyConfiguration copies the files of a configuration directory (not its
 // subdirectories) into dir.
 func copyConfiguration(t *testing.T, from, dir string) {
