@@ -1,6 +1,6 @@
 package emulator
 
-// Contract section B (platform token flow), row by row. Helpers are in admin_test.go.
+// Contract section B (platform token flow), row by row. Helpers are in helpers_test.go.
 
 import (
 	"encoding/base64"

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"strings"
 	"sync"
@@ -15,66 +14,25 @@ import (
 	"time"
 )
 
-// cmdClock is a settable clock for the command lifecycle.
-type cmdClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *cmdClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *cmdClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
 // cmdHarness is one emulator behind an httptest server with a platform token.
 type cmdHarness struct {
-	t     *testing.T
-	e     *Emulator
-	srv   *httptest.Server
+	*emuTester
 	token string
-	clock *cmdClock // nil: real time
-	start time.Time // the fake clock's start
+	clock *testClock // nil: real time
 }
 
 // newCmdHarness starts an emulator; with fakeClock the commands run on a clock
 // that only the test advances.
 func newCmdHarness(t *testing.T, fakeClock bool) *cmdHarness {
 	t.Helper()
-	h := &cmdHarness{t: t, e: New(Options{})}
+	e := New(Options{})
+	var clock *testClock
 	if fakeClock {
-		h.start = time.Date(2026, 11, 21, 10, 15, 0, 0, time.UTC)
-		h.clock = &cmdClock{now: h.start}
-		h.e.commands.clock = h.clock.Now
+		clock = newTestClock()
+		e.commands.clock = clock.Now
 	}
-	h.srv = httptest.NewServer(h.e)
-	t.Cleanup(h.srv.Close)
-
-	form := strings.NewReader("grant_type=password&username=alice&password=alice-secret")
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, h.srv.URL+"/auth/oauth2/ropc/default", form)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.SetBasicAuth("terraform", "terraform-secret")
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var tok struct {
-		AccessToken string `json:"access_token"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&tok); err != nil || resp.StatusCode != http.StatusOK || tok.AccessToken == "" {
-		t.Fatalf("password grant: status %d, err %v", resp.StatusCode, err)
-	}
-	h.token = tok.AccessToken
+	h := &cmdHarness{emuTester: serveEmulator(t, e), clock: clock}
+	h.token = h.platformLogin("alice", "alice-secret")
 	return h
 }
 
@@ -84,8 +42,8 @@ type cmdResponse struct {
 	doc    map[string]any
 }
 
-// do sends a request; body is sent as is when it is a string, else as JSON.
-func (h *cmdHarness) do(method, url string, body any, authenticated bool) cmdResponse {
+// call sends a request; body is sent as is when it is a string, else as JSON.
+func (h *cmdHarness) call(method, url string, body any, authenticated bool) cmdResponse {
 	h.t.Helper()
 	var r io.Reader
 	switch b := body.(type) {
@@ -93,32 +51,17 @@ func (h *cmdHarness) do(method, url string, body any, authenticated bool) cmdRes
 	case string:
 		r = strings.NewReader(b)
 	default:
-		buf, err := json.Marshal(b)
-		if err != nil {
-			h.t.Fatal(err)
-		}
-		r = bytes.NewReader(buf)
+		r = bytes.NewReader(cmdJSON(h.t, b))
 	}
-	req, err := http.NewRequestWithContext(h.t.Context(), method, url, r)
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	req := h.request(method, url, r)
 	if authenticated {
 		req.Header.Set("Authorization", "Bearer "+h.token)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	out := cmdResponse{status: resp.StatusCode, header: resp.Header}
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, &out.doc); err != nil {
-			h.t.Fatalf("%s %s: body is not a JSON object: %v: %s", method, url, err, raw)
+	res := h.send(req)
+	out := cmdResponse{status: res.status, header: res.header}
+	if len(res.body) > 0 {
+		if err := json.Unmarshal(res.body, &out.doc); err != nil {
+			h.t.Fatalf("%s %s: body is not a JSON object: %v: %s", method, url, err, res.body)
 		}
 	}
 	return out
@@ -127,7 +70,7 @@ func (h *cmdHarness) do(method, url string, body any, authenticated bool) cmdRes
 // create posts a script to the control surface and returns the command resource.
 func (h *cmdHarness) create(script any) map[string]any {
 	h.t.Helper()
-	res := h.do(http.MethodPost, h.srv.URL+"/_emulator/commands", script, false)
+	res := h.call(http.MethodPost, h.srv.URL+"/_emulator/commands", script, false)
 	if res.status != http.StatusOK {
 		h.t.Fatalf("POST /_emulator/commands: status %d: %v", res.status, res.doc)
 	}
@@ -139,7 +82,7 @@ func (h *cmdHarness) url(id string) string { return h.srv.URL + CommandPath(id) 
 // get reads a command and expects 200.
 func (h *cmdHarness) get(id string) map[string]any {
 	h.t.Helper()
-	res := h.do(http.MethodGet, h.url(id), nil, true)
+	res := h.call(http.MethodGet, h.url(id), nil, true)
 	if res.status != http.StatusOK {
 		h.t.Fatalf("GET command %s: status %d: %v", id, res.status, res.doc)
 	}
@@ -149,7 +92,7 @@ func (h *cmdHarness) get(id string) map[string]any {
 	return res.doc
 }
 
-func (h *cmdHarness) at(d time.Duration) string { return formatTime(h.start.Add(d)) }
+func (h *cmdHarness) at(d time.Duration) string { return formatTime(testClockStart.Add(d)) }
 
 // cmdField returns the value at a dotted path of a JSON document, and whether it exists.
 func cmdField(doc map[string]any, path string) (any, bool) {
@@ -225,7 +168,7 @@ var purgeScript = map[string]any{
 func TestCommandResourceShape(t *testing.T) {
 	t.Parallel()
 	h := newCmdHarness(t, true)
-	res := h.do(http.MethodPost, h.srv.URL+"/_emulator/commands", purgeScript, false)
+	res := h.call(http.MethodPost, h.srv.URL+"/_emulator/commands", purgeScript, false)
 	if res.status != http.StatusOK {
 		t.Fatalf("status %d: %v", res.status, res.doc)
 	}
@@ -427,7 +370,7 @@ func TestCancelRunningCommand(t *testing.T) {
 		},
 	}))
 	h.clock.Advance(10 * time.Millisecond)
-	res := h.do(http.MethodDelete, h.url(id), nil, true)
+	res := h.call(http.MethodDelete, h.url(id), nil, true)
 	if res.status != http.StatusOK {
 		t.Fatalf("cancel: status %d: %v", res.status, res.doc)
 	}
@@ -453,7 +396,7 @@ func TestCancelRunningCommand(t *testing.T) {
 	cmdExpect(t, h.get(id), canceled)
 
 	// A canceled command has failed: it cannot be canceled again.
-	if res := h.do(http.MethodDelete, h.url(id), nil, true); res.status != http.StatusForbidden {
+	if res := h.call(http.MethodDelete, h.url(id), nil, true); res.status != http.StatusForbidden {
 		t.Errorf("second cancel: status %d, want 403", res.status)
 	}
 }
@@ -464,7 +407,7 @@ func TestCancelFinishedOrFailedCommand(t *testing.T) {
 	finished := cmdID(t, h.create(map[string]any{"steps": []any{map[string]any{"lifecycle": "finished", "progress": 100}}}))
 	failed := cmdID(t, h.create(map[string]any{"steps": []any{map[string]any{"lifecycle": "error"}}}))
 	for id, lifecycle := range map[string]string{finished: "finished", failed: "error"} {
-		res := h.do(http.MethodDelete, h.url(id), nil, true)
+		res := h.call(http.MethodDelete, h.url(id), nil, true)
 		if res.status != http.StatusForbidden {
 			t.Fatalf("cancel %s: status %d, want 403: %v", lifecycle, res.status, res.doc)
 		}
@@ -481,7 +424,7 @@ func TestCommandNotFound(t *testing.T) {
 	t.Parallel()
 	h := newCmdHarness(t, true)
 	for _, method := range []string{http.MethodGet, http.MethodDelete} {
-		res := h.do(method, h.url("c-99"), nil, true)
+		res := h.call(method, h.url("c-99"), nil, true)
 		if res.status != http.StatusNotFound {
 			t.Fatalf("%s: status %d, want 404", method, res.status)
 		}
@@ -497,7 +440,7 @@ func TestCommandUnauthorized(t *testing.T) {
 	h := newCmdHarness(t, true)
 	id := cmdID(t, h.create(purgeScript))
 	for _, method := range []string{http.MethodGet, http.MethodDelete} {
-		res := h.do(method, h.url(id), nil, false)
+		res := h.call(method, h.url(id), nil, false)
 		if res.status != http.StatusUnauthorized {
 			t.Fatalf("%s without token: status %d, want 401", method, res.status)
 		}
@@ -547,7 +490,7 @@ func TestSuspendedCommand(t *testing.T) {
 		"command.modified": h.at(10 * time.Millisecond)})
 
 	// A suspended command can be canceled.
-	res := h.do(http.MethodDelete, h.url(held), nil, true)
+	res := h.call(http.MethodDelete, h.url(held), nil, true)
 	if res.status != http.StatusOK {
 		t.Fatalf("cancel suspended: status %d", res.status)
 	}
@@ -595,7 +538,7 @@ func TestCommandScriptValidation(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res := h.do(http.MethodPost, h.srv.URL+"/_emulator/commands", tc.body, false)
+			res := h.call(http.MethodPost, h.srv.URL+"/_emulator/commands", tc.body, false)
 			if res.status != http.StatusBadRequest {
 				t.Fatalf("status %d, want 400: %v", res.status, res.doc)
 			}
@@ -606,7 +549,7 @@ func TestCommandScriptValidation(t *testing.T) {
 		})
 	}
 	// No command was created by the refused scripts.
-	if res := h.do(http.MethodGet, h.url("c-1"), nil, true); res.status != http.StatusNotFound {
+	if res := h.call(http.MethodGet, h.url("c-1"), nil, true); res.status != http.StatusNotFound {
 		t.Errorf("GET c-1 after refused scripts: status %d, want 404", res.status)
 	}
 }

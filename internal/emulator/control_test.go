@@ -1,7 +1,7 @@
 package emulator
 
 // Contract section G (emulator-only control surface) and the fault rules of §0.
-// Helpers are in admin_test.go.
+// Helpers are in helpers_test.go.
 
 import (
 	"encoding/json"

@@ -5,15 +5,12 @@ package emulator
 // clients must.
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
 	"mime"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"reflect"
 	"slices"
 	"sort"
@@ -32,8 +29,7 @@ const (
 // dmHarness is one emulator behind a test server, with tokens of the two platform
 // users of the contract's section G.
 type dmHarness struct {
-	t      *testing.T
-	srv    *httptest.Server
+	*emuTester
 	alice  string
 	viewer string
 
@@ -43,67 +39,16 @@ type dmHarness struct {
 
 func newDMHarness(t *testing.T) *dmHarness {
 	t.Helper()
-	srv := httptest.NewServer(New(Options{RenderDelay: -1}))
-	t.Cleanup(srv.Close)
-	h := &dmHarness{t: t, srv: srv}
-	h.alice = h.token("alice", "alice-secret")
-	h.viewer = h.token("viewer", "viewer-secret")
+	h := &dmHarness{emuTester: newEmuTester(t, Options{RenderDelay: -1})}
+	h.alice = h.platformLogin("alice", "alice-secret")
+	h.viewer = h.platformLogin("viewer", "viewer-secret")
 	return h
 }
 
-func (h *dmHarness) token(user, pass string) string {
-	h.t.Helper()
-	form := url.Values{"grant_type": {"password"}, "username": {user}, "password": {pass}}
-	req, err := http.NewRequestWithContext(h.t.Context(), http.MethodPost, h.srv.URL+"/auth/oauth2/ropc/default", strings.NewReader(form.Encode()))
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte("terraform:terraform-secret")))
-	resp := dmSend(h.t, req)
-	if resp.status != http.StatusOK {
-		h.t.Fatalf("password grant for %s: status %d: %s", user, resp.status, resp.body)
-	}
-	var tok struct {
-		AccessToken string `json:"access_token"`
-	}
-	if err := json.Unmarshal(resp.body, &tok); err != nil || tok.AccessToken == "" {
-		h.t.Fatalf("password grant for %s: %v: %s", user, err, resp.body)
-	}
-	return tok.AccessToken
-}
-
-type dmResponse struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-func dmSend(t *testing.T, req *http.Request) dmResponse {
-	t.Helper()
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dmResponse{status: resp.StatusCode, header: resp.Header, body: body}
-}
-
 // get sends GET target with the token as Bearer (none when token is empty).
-func (h *dmHarness) get(target, token string) dmResponse {
+func (h *dmHarness) get(target, token string) *emuResponse {
 	h.t.Helper()
-	req, err := http.NewRequestWithContext(h.t.Context(), http.MethodGet, target, nil)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	return dmSend(h.t, req)
+	return h.bearer(http.MethodGet, target, token)
 }
 
 func (h *dmHarness) registryURL() string { return h.srv.URL + "/apis/registry;version=0/serviceroots" }
@@ -115,8 +60,8 @@ func (h *dmHarness) expand(rel string, vars map[string]any) string {
 	h.once.Do(func() {
 		doc := dmOK(h.t, h.get(h.registryURL(), h.alice))
 		h.templates = map[string]*uritemplate.Template{}
-		for name, entries := range dmObj(h.t, doc["resources"]) {
-			href := dmStr(h.t, dmObj(h.t, dmArr(h.t, entries)[0])["href"])
+		for name, entries := range emuObject(h.t, doc["resources"]) {
+			href := emuString(h.t, emuObject(h.t, emuArray(h.t, entries)[0])["href"])
 			tmpl, err := uritemplate.New(href)
 			if err != nil {
 				h.t.Errorf("registry %s: %q is not a URI template: %v", name, href, err)
@@ -162,7 +107,7 @@ func (h *dmHarness) assetTypeModelURL(systemType, systemID, assetType string) st
 }
 
 // dmOK checks a 200 JSON or HAL response and decodes it.
-func dmOK(t *testing.T, r dmResponse) map[string]any {
+func dmOK(t *testing.T, r *emuResponse) map[string]any {
 	t.Helper()
 	if r.status != http.StatusOK {
 		t.Fatalf("status %d, want 200: %s", r.status, r.body)
@@ -184,7 +129,7 @@ func dmDecode(t *testing.T, b []byte) map[string]any {
 }
 
 // dmProblem checks a problem+json error and returns its params.
-func dmProblem(t *testing.T, r dmResponse, status int, code string) map[string]any {
+func dmProblem(t *testing.T, r *emuResponse, status int, code string) map[string]any {
 	t.Helper()
 	if r.status != status {
 		t.Fatalf("status %d, want %d: %s", r.status, status, r.body)
@@ -193,44 +138,17 @@ func dmProblem(t *testing.T, r dmResponse, status int, code string) map[string]a
 		t.Errorf("Content-Type %q, want application/problem+json", r.header.Get("Content-Type"))
 	}
 	doc := dmDecode(t, r.body)
-	if doc["code"] != code || doc["status"] != float64(status) || dmStr(t, doc["message"]) == "" {
+	if doc["code"] != code || doc["status"] != float64(status) || emuString(t, doc["message"]) == "" {
 		t.Errorf("problem %v, want code %s and status %d with a message", doc, code, status)
 	}
-	return dmObj(t, doc["params"])
-}
-
-func dmObj(t *testing.T, v any) map[string]any {
-	t.Helper()
-	m, ok := v.(map[string]any)
-	if !ok {
-		t.Fatalf("%v (%T) is not an object", v, v)
-	}
-	return m
-}
-
-func dmArr(t *testing.T, v any) []any {
-	t.Helper()
-	a, ok := v.([]any)
-	if !ok {
-		t.Fatalf("%v (%T) is not an array", v, v)
-	}
-	return a
-}
-
-func dmStr(t *testing.T, v any) string {
-	t.Helper()
-	s, ok := v.(string)
-	if !ok {
-		t.Fatalf("%v (%T) is not a string", v, v)
-	}
-	return s
+	return emuObject(t, doc["params"])
 }
 
 func dmStrings(t *testing.T, v any) []string {
 	t.Helper()
 	var out []string
-	for _, e := range dmArr(t, v) {
-		out = append(out, dmStr(t, e))
+	for _, e := range emuArray(t, v) {
+		out = append(out, emuString(t, e))
 	}
 	return out
 }
@@ -238,13 +156,13 @@ func dmStrings(t *testing.T, v any) []string {
 // dmCultureMap checks a labels or tooltips map and returns its cultures.
 func dmCultureMap(t *testing.T, where string, v any) []string {
 	t.Helper()
-	m := dmObj(t, v)
+	m := emuObject(t, v)
 	if len(m) == 0 {
 		t.Errorf("%s: empty culture map", where)
 	}
 	var cultures []string
 	for c, s := range m {
-		if c == "" || dmStr(t, s) == "" {
+		if c == "" || emuString(t, s) == "" {
 			t.Errorf("%s: bad entry %q: %v", where, c, s)
 		}
 		cultures = append(cultures, c)
@@ -257,9 +175,9 @@ func dmCultureMap(t *testing.T, where string, v any) []string {
 func dmByID(t *testing.T, v any) (byID map[string]map[string]any, ids []string) {
 	t.Helper()
 	byID = map[string]map[string]any{}
-	for _, e := range dmArr(t, v) {
-		o := dmObj(t, e)
-		id := dmStr(t, o["id"])
+	for _, e := range emuArray(t, v) {
+		o := emuObject(t, e)
+		id := emuString(t, o["id"])
 		if _, dup := byID[id]; dup {
 			t.Errorf("duplicate id %s", id)
 		}
@@ -293,7 +211,7 @@ func newAttrSeen() *attrSeen {
 // options or subattributes) over the asset-model form.
 func dmCheckAttribute(t *testing.T, where string, attr map[string]any, systemModel bool, seen *attrSeen) {
 	t.Helper()
-	where += "/" + dmStr(t, attr["id"])
+	where += "/" + emuString(t, attr["id"])
 	known := map[string]bool{"id": true, "appliesTo": true, "description": true, "flags": true,
 		"labels": true, "tooltips": true, "type": true, "subattributes": true, "options": true}
 	for k := range attr {
@@ -312,7 +230,7 @@ func dmCheckAttribute(t *testing.T, where string, attr map[string]any, systemMod
 		}
 	}
 	if attr["description"] != nil {
-		dmStr(t, attr["description"])
+		emuString(t, attr["description"])
 	}
 	for _, f := range dmFlags(t, attr) {
 		seen.flags[f] = true
@@ -328,8 +246,8 @@ func dmCheckAttribute(t *testing.T, where string, attr map[string]any, systemMod
 	if attr["tooltips"] != nil {
 		dmCultureMap(t, where+" tooltips", attr["tooltips"])
 	}
-	typ := dmObj(t, attr["type"])
-	base := dmStr(t, typ["baseType"])
+	typ := emuObject(t, attr["type"])
+	base := emuString(t, typ["baseType"])
 	seen.baseTypes[base] = true
 	switch base {
 	case "string", "int", "float", "datetime", "list", "thesaurus", "compound", "taxonomy":
@@ -348,7 +266,7 @@ func dmCheckAttribute(t *testing.T, where string, attr map[string]any, systemMod
 		}
 		seen.multiValue = seen.multiValue || mv == true
 	}
-	if lt, ok := typ["listType"]; ok && (base != "list" || dmStr(t, lt) == "") {
+	if lt, ok := typ["listType"]; ok && (base != "list" || emuString(t, lt) == "") {
 		t.Errorf("%s: listType %v on %s", where, lt, base)
 	}
 	if base == "list" && typ["listType"] == nil {
@@ -358,9 +276,9 @@ func dmCheckAttribute(t *testing.T, where string, attr map[string]any, systemMod
 
 func dmCheckLayer(t *testing.T, where string, layer map[string]any, systemModel bool) map[string]map[string]any {
 	t.Helper()
-	id := dmStr(t, layer["id"])
+	id := emuString(t, layer["id"])
 	where += "/" + id
-	dmStr(t, layer["description"])
+	emuString(t, layer["description"])
 	dmCultureMap(t, where+" labels", layer["labels"])
 	dmCultureMap(t, where+" tooltips", layer["tooltips"])
 	for _, k := range []string{"ranged", "gaps", "overlap"} {
@@ -391,13 +309,13 @@ func dmCheckLayer(t *testing.T, where string, layer map[string]any, systemModel 
 		}
 	}
 	for _, a := range []string{"comment", "color"} {
-		if bt := dmObj(t, attrs[a]["type"])["baseType"]; bt != "string" {
+		if bt := emuObject(t, attrs[a]["type"])["baseType"]; bt != "string" {
 			t.Errorf("%s/%s: baseType %v, want string", where, a, bt)
 		}
 	}
 	if id == "restrictions" {
 		m := attrs["modified"]
-		if dmObj(t, m["type"])["baseType"] != "datetime" || !slices.Contains(dmFlags(t, m), "readonly") {
+		if emuObject(t, m["type"])["baseType"] != "datetime" || !slices.Contains(dmFlags(t, m), "readonly") {
 			t.Errorf("%s/modified: %v, want datetime and readonly", where, m)
 		}
 	}
@@ -419,7 +337,7 @@ func TestRegistryServiceRoots(t *testing.T) {
 	if mt, _, _ := mime.ParseMediaType(r.header.Get("Content-Type")); mt != "application/json" {
 		t.Errorf("Content-Type %q", r.header.Get("Content-Type"))
 	}
-	resources := dmObj(t, dmOK(t, r)["resources"])
+	resources := emuObject(t, dmOK(t, r)["resources"])
 
 	dm := h.srv.URL + "/apis/datamodel;version=1;realm=global/systems/{systemType}/{systemID}"
 	want := map[string]string{
@@ -436,11 +354,11 @@ func TestRegistryServiceRoots(t *testing.T) {
 		map[string]any{"systemType": dmMAM, "systemID": "mam-1"},
 	}
 	for rel, href := range want {
-		entries := dmArr(t, resources[rel])
+		entries := emuArray(t, resources[rel])
 		if len(entries) != 1 {
 			t.Fatalf("%s: %d entries, want 1", rel, len(entries))
 		}
-		e := dmObj(t, entries[0])
+		e := emuObject(t, entries[0])
 		if e["href"] != href || e["templated"] != true {
 			t.Errorf("%s: %v, want href %s templated", rel, e, href)
 		}
@@ -478,7 +396,7 @@ func TestSystemModelPAM(t *testing.T) {
 		t.Errorf("base %v", doc["base"])
 	}
 
-	attrs := dmObj(t, doc["attributes"])
+	attrs := emuObject(t, doc["attributes"])
 	seen := newAttrSeen()
 	common, commonIDs := dmByID(t, attrs["common"])
 	if !slices.Equal(commonIDs, dmPAMCommon) {
@@ -524,10 +442,10 @@ func TestSystemModelPAM(t *testing.T) {
 			seen.maxLength, seen.multiValue, seen.enOnly, seen.frWithoutEn)
 	}
 	// Values the other packages' tests rely on.
-	if got := dmObj(t, custom["tapeName"]["labels"]); !reflect.DeepEqual(got, map[string]any{"fr": "Nom de la bande", "fr-CA": "Nom du ruban"}) {
+	if got := emuObject(t, custom["tapeName"]["labels"]); !reflect.DeepEqual(got, map[string]any{"fr": "Nom de la bande", "fr-CA": "Nom du ruban"}) {
 		t.Errorf("tapeName labels %v", got)
 	}
-	if got := dmObj(t, custom["reelNumber"]["labels"]); !reflect.DeepEqual(got, map[string]any{"en": "Reel number"}) {
+	if got := emuObject(t, custom["reelNumber"]["labels"]); !reflect.DeepEqual(got, map[string]any{"en": "Reel number"}) {
 		t.Errorf("reelNumber labels %v", got)
 	}
 	if got := dmFlags(t, custom["status"]); !slices.Equal(got, []string{"mandatory", "indexed", "experimental"}) {
@@ -541,27 +459,27 @@ func TestSystemModelPAM(t *testing.T) {
 	for id, at := range types {
 		dmCultureMap(t, "asset type "+id, at["labels"])
 	}
-	if got := dmObj(t, types["masterclip"]["labels"]); got["fr-CA"] != "Clip maître" || got["de"] != "Masterclip" {
+	if got := emuObject(t, types["masterclip"]["labels"]); got["fr-CA"] != "Clip maître" || got["de"] != "Masterclip" {
 		t.Errorf("masterclip labels %v", got)
 	}
 }
 
 func dmCheckSystemLinks(t *testing.T, doc map[string]any, self string) {
 	t.Helper()
-	ls := dmObj(t, doc["_links"])
+	ls := emuObject(t, doc["_links"])
 	if got := slices.Sorted(maps.Keys(ls)); !slices.Equal(got, []string{"curies", "self"}) {
 		t.Errorf("_links %v, want self and curies only", got)
 	}
-	if href := dmObj(t, ls["self"])["href"]; href != self {
+	if href := emuObject(t, ls["self"])["href"]; href != self {
 		t.Errorf("self %v, want %s", href, self)
 	}
-	curies := dmArr(t, ls["curies"])
+	curies := emuArray(t, ls["curies"])
 	if len(curies) == 0 {
 		t.Fatal("no curies")
 	}
 	for _, c := range curies {
-		c := dmObj(t, c)
-		if dmStr(t, c["name"]) == "" || !strings.Contains(dmStr(t, c["href"]), "{rel}") || c["templated"] != true {
+		c := emuObject(t, c)
+		if emuString(t, c["name"]) == "" || !strings.Contains(emuString(t, c["href"]), "{rel}") || c["templated"] != true {
 			t.Errorf("curie %v", c)
 		}
 	}
@@ -576,7 +494,7 @@ func TestSystemModelMAM(t *testing.T) {
 	if !reflect.DeepEqual(doc["base"], map[string]any{"systemType": dmMAM, "systemID": "mam-1"}) {
 		t.Errorf("base %v", doc["base"])
 	}
-	attrs := dmObj(t, doc["attributes"])
+	attrs := emuObject(t, doc["attributes"])
 	seen := newAttrSeen()
 	common, commonIDs := dmByID(t, attrs["common"])
 	if !slices.Equal(commonIDs, []string{"name", "modified"}) {
@@ -588,7 +506,7 @@ func TestSystemModelMAM(t *testing.T) {
 	}
 	for id, a := range custom {
 		dmCheckAttribute(t, "custom", a, true, seen)
-		if bt := dmObj(t, a["type"])["baseType"]; bt != "list" && bt != "compound" {
+		if bt := emuObject(t, a["type"])["baseType"]; bt != "list" && bt != "compound" {
 			t.Errorf("custom %s: baseType %v, want list (or the compound)", id, bt)
 		}
 	}
@@ -688,19 +606,19 @@ func dmCheckAssetModel(t *testing.T, doc map[string]any, self string) *dmAssetMo
 	if got := slices.Sorted(maps.Keys(doc)); !slices.Equal(got, []string{"_links", "attributes", "layout", "time-based"}) {
 		t.Errorf("properties %v", got)
 	}
-	ls := dmObj(t, doc["_links"])
-	if len(ls) != 1 || dmObj(t, ls["self"])["href"] != self {
+	ls := emuObject(t, doc["_links"])
+	if len(ls) != 1 || emuObject(t, ls["self"])["href"] != self {
 		t.Errorf("_links %v, want self %s only", ls, self)
 	}
-	m := &dmAssetModel{doc: doc, layout: dmObj(t, doc["layout"])}
-	attrs := dmObj(t, doc["attributes"])
+	m := &dmAssetModel{doc: doc, layout: emuObject(t, doc["layout"])}
+	attrs := emuObject(t, doc["attributes"])
 	m.common, _ = dmByID(t, attrs["common"])
 	m.custom, _ = dmByID(t, attrs["custom"])
 	for where, set := range map[string]map[string]map[string]any{"common": m.common, "custom": m.custom} {
 		for id, a := range set {
 			dmCheckAttribute(t, where, a, false, newAttrSeen())
 			dmCheckOptions(t, where+"/"+id, a)
-			compound := dmObj(t, a["type"])["baseType"] == "compound"
+			compound := emuObject(t, a["type"])["baseType"] == "compound"
 			if _, ok := a["subattributes"]; ok != compound {
 				t.Errorf("%s/%s: subattributes present %v, compound %v", where, id, ok, compound)
 			}
@@ -716,7 +634,7 @@ func dmCheckAssetModel(t *testing.T, doc map[string]any, self string) *dmAssetMo
 	m.layers, m.layerIDs = dmByID(t, doc["time-based"])
 	for _, l := range m.layers {
 		for id, a := range dmCheckLayer(t, "time-based", l, false) {
-			dmCheckOptions(t, "time-based/"+dmStr(t, l["id"])+"/"+id, a)
+			dmCheckOptions(t, "time-based/"+emuString(t, l["id"])+"/"+id, a)
 		}
 	}
 	if got := slices.Sorted(maps.Keys(m.layout)); !slices.Equal(got, []string{"attributeGroupLayout", "simpleTimeBasedLayout", "virtualLayersLayout"}) {
@@ -728,7 +646,7 @@ func dmCheckAssetModel(t *testing.T, doc map[string]any, self string) *dmAssetMo
 // dmCheckOptions checks that options {mandatory, readonly} agree with the flags.
 func dmCheckOptions(t *testing.T, where string, attr map[string]any) {
 	t.Helper()
-	opts := dmObj(t, attr["options"])
+	opts := emuObject(t, attr["options"])
 	flags := dmFlags(t, attr)
 	if opts["mandatory"] != slices.Contains(flags, "mandatory") || opts["readonly"] != slices.Contains(flags, "readonly") {
 		t.Errorf("%s: options %v disagree with flags %v", where, opts, flags)
@@ -755,7 +673,7 @@ func newLayoutSeen() *layoutSeen {
 // known.
 func dmCheckExpression(t *testing.T, where string, v any, known map[string]bool, depth int, seen *layoutSeen) {
 	t.Helper()
-	e := dmObj(t, v)
+	e := emuObject(t, v)
 	for _, clause := range []string{"and", "or"} {
 		if sub, ok := e[clause]; ok {
 			if len(e) != 1 {
@@ -765,7 +683,7 @@ func dmCheckExpression(t *testing.T, where string, v any, known map[string]bool,
 			if depth > 0 {
 				seen.kinds["nested"] = true
 			}
-			subs := dmArr(t, sub)
+			subs := emuArray(t, sub)
 			if len(subs) == 0 {
 				t.Errorf("%s: empty %s", where, clause)
 			}
@@ -775,7 +693,7 @@ func dmCheckExpression(t *testing.T, where string, v any, known map[string]bool,
 			return
 		}
 	}
-	attr, op := dmStr(t, e["attribute"]), dmStr(t, e["op"])
+	attr, op := emuString(t, e["attribute"]), emuString(t, e["op"])
 	if !known[attr] {
 		t.Errorf("%s: term on unknown attribute %s", where, attr)
 	}
@@ -793,7 +711,7 @@ func dmCheckExpression(t *testing.T, where string, v any, known map[string]bool,
 		if value == nil {
 			seen.kinds["null"] = true
 		} else {
-			dmStr(t, value)
+			emuString(t, value)
 		}
 	default:
 		seen.kinds["noargument"] = true
@@ -810,9 +728,9 @@ var dmRestrictionBools = []string{"noCreateRows", "noDeleteRows", "noMoveRows"}
 // dmCheckItems checks layout items against the attributes they refer to.
 func dmCheckItems(t *testing.T, where string, items any, common, custom map[string]map[string]any, known map[string]bool, mam bool, seen *layoutSeen) {
 	t.Helper()
-	for _, it := range dmArr(t, items) {
-		item := dmObj(t, it)
-		id := dmStr(t, item["id"])
+	for _, it := range emuArray(t, items) {
+		item := emuObject(t, it)
+		id := emuString(t, item["id"])
 		w := where + "/" + id
 		isCommon := false
 		switch c, ok := item["common"]; {
@@ -842,22 +760,22 @@ func dmCheckItems(t *testing.T, where string, items any, common, custom map[stri
 			}
 		}
 		if item["options"] != nil {
-			for k, v := range dmObj(t, item["options"]) {
+			for k, v := range emuObject(t, item["options"]) {
 				seen.options[k] = true
 				switch k {
 				case "default":
-					if _, ok := dmObj(t, v)["value"]; !ok {
+					if _, ok := emuObject(t, v)["value"]; !ok {
 						t.Errorf("%s: default without value", w)
 					}
 				case "defaultValue":
-					dmStr(t, v)
+					emuString(t, v)
 				case "readOnlyExpressionRule", "visibilityExpressionRule":
 					dmCheckExpression(t, w+" "+k, v, known, 0, seen)
 				case "restrictions":
-					if !mam || dmObj(t, attr["type"])["multiValue"] != true {
+					if !mam || emuObject(t, attr["type"])["multiValue"] != true {
 						t.Errorf("%s: restrictions on a single-value or non-asset-management attribute", w)
 					}
-					r := dmObj(t, v)
+					r := emuObject(t, v)
 					for rk, rv := range r {
 						seen.restrictions[rk] = true
 						switch {
@@ -964,9 +882,9 @@ func TestAssetModelPAM(t *testing.T) {
 
 	// One simple time-based layout entry per layer, in display order.
 	var order []string
-	for _, e := range dmArr(t, m.layout["simpleTimeBasedLayout"]) {
-		e := dmObj(t, e)
-		id := dmStr(t, e["id"])
+	for _, e := range emuArray(t, m.layout["simpleTimeBasedLayout"]) {
+		e := emuObject(t, e)
+		id := emuString(t, e["id"])
 		order = append(order, id)
 		layer := m.layers[id]
 		if layer == nil {
@@ -985,15 +903,15 @@ func TestAssetModelPAM(t *testing.T) {
 	}
 
 	virtual := map[string][]string{}
-	for _, e := range dmArr(t, m.layout["virtualLayersLayout"]) {
-		e := dmObj(t, e)
+	for _, e := range emuArray(t, m.layout["virtualLayersLayout"]) {
+		e := emuObject(t, e)
 		ids := dmStrings(t, e["layerids"])
 		for _, id := range ids {
 			if m.layers[id] == nil {
 				t.Errorf("virtual layer %v: unknown layer %s", e["id"], id)
 			}
 		}
-		virtual[dmStr(t, e["id"])] = ids
+		virtual[emuString(t, e["id"])] = ids
 	}
 	if !reflect.DeepEqual(virtual, map[string][]string{"markers": {"V1", "V2", "A1", "A2", "D1"}, "restrictions": {"restrictions"}}) {
 		t.Errorf("virtualLayersLayout %v", virtual)
@@ -1030,7 +948,7 @@ func TestAssetModelMAM(t *testing.T) {
 		t.Errorf("time-based %v, want an empty array", m.doc["time-based"])
 	}
 	for _, k := range []string{"simpleTimeBasedLayout", "virtualLayersLayout"} {
-		if len(dmArr(t, m.layout[k])) != 0 {
+		if len(emuArray(t, m.layout[k])) != 0 {
 			t.Errorf("%s not empty", k)
 		}
 	}
@@ -1116,7 +1034,7 @@ func TestAssetModelFlagsPerCaller(t *testing.T) {
 			}
 		}
 		for p, a := range viewer {
-			if !dmReadonly(t, a) || dmObj(t, a["options"])["readonly"] != true {
+			if !dmReadonly(t, a) || emuObject(t, a["options"])["readonly"] != true {
 				t.Errorf("%s %s: want readonly for viewer: %v", tc.target, p, a)
 			}
 			// Only readonly is added; every other flag stays.
@@ -1216,12 +1134,9 @@ func TestDataModelUnauthorized(t *testing.T) {
 		}
 	}
 	// The cookie works as well as the header (contract B4).
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, targets[1], nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	req := h.request(http.MethodGet, targets[1], nil)
 	req.AddCookie(&http.Cookie{Name: "serviceAccessToken", Value: h.viewer})
-	dmOK(t, dmSend(t, req))
+	dmOK(t, h.send(req))
 }
 
 func TestDataModelFixtureAccessors(t *testing.T) {

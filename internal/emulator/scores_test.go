@@ -6,82 +6,34 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
 
-// scoreClock drives score progression and view expiry without sleeping.
-type scoreClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newScoreClock() *scoreClock {
-	return &scoreClock{t: time.Date(2026, 11, 21, 10, 15, 0, 0, time.UTC)}
-}
-
-func (c *scoreClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *scoreClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 // scoreAPI is an emulator behind a test server, with a platform token for alice.
 type scoreAPI struct {
-	e     *Emulator
-	srv   *httptest.Server
+	*emuTester
 	pub   string // publishing_url
 	token string
-	clock *scoreClock // nil when the real clock runs
+	clock *testClock // nil when the real clock runs
 }
 
 // newScoreAPI starts an emulator, on a fake clock when fake is set.
 func newScoreAPI(t *testing.T, opts Options, fake bool) *scoreAPI {
 	t.Helper()
-	api := &scoreAPI{e: New(opts)}
+	e := New(opts)
+	var clock *testClock
 	if fake {
-		api.clock = newScoreClock()
-		api.e.scores.now = api.clock.Now
+		clock = newTestClock()
+		e.scores.now = clock.Now
 	}
-	api.srv = httptest.NewServer(api.e)
-	t.Cleanup(api.srv.Close)
-	api.pub = api.e.PublishingURL(api.srv.URL)
-	api.token = scoreToken(t, api.srv.URL)
+	api := &scoreAPI{emuTester: serveEmulator(t, e), clock: clock}
+	api.pub = e.PublishingURL(api.srv.URL)
+	api.token = api.platformLogin("alice", "alice-secret")
 	return api
-}
-
-func scoreToken(t *testing.T, base string) string {
-	t.Helper()
-	form := url.Values{"grant_type": {"password"}, "username": {"alice"}, "password": {"alice-secret"}}
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/auth/oauth2/ropc/default", strings.NewReader(form.Encode()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.SetBasicAuth("terraform", "terraform-secret")
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var body struct {
-		AccessToken string `json:"access_token"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("password grant: status %d, %v", resp.StatusCode, err)
-	}
-	return body.AccessToken
 }
 
 // wireScore and wireView are the contract's objects; decoding rejects unknown fields.
@@ -120,23 +72,7 @@ type wireView struct {
 	} `json:"settings"`
 }
 
-type scoreReply struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-// decode decodes the body into v, rejecting fields v does not name.
-func (r scoreReply) decode(t *testing.T, v any) {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(r.body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		t.Fatalf("body %s: %v", r.body, err)
-	}
-}
-
-func (r scoreReply) score(t *testing.T) wireScore {
+func (r *emuResponse) score(t *testing.T) wireScore {
 	t.Helper()
 	var env struct {
 		Score *wireScore `json:"score"`
@@ -148,7 +84,7 @@ func (r scoreReply) score(t *testing.T) wireScore {
 	return *env.Score
 }
 
-func (r scoreReply) scores(t *testing.T) []wireScore {
+func (r *emuResponse) scores(t *testing.T) []wireScore {
 	t.Helper()
 	var env struct {
 		Scores []wireScore `json:"scores"`
@@ -160,7 +96,7 @@ func (r scoreReply) scores(t *testing.T) []wireScore {
 	return env.Scores
 }
 
-func (r scoreReply) view(t *testing.T) wireView {
+func (r *emuResponse) view(t *testing.T) wireView {
 	t.Helper()
 	var env struct {
 		View *wireView `json:"view"`
@@ -173,7 +109,7 @@ func (r scoreReply) view(t *testing.T) wireView {
 }
 
 // keys counts the fields of the object under key in the body.
-func (r scoreReply) keys(t *testing.T, key string) int {
+func (r *emuResponse) keys(t *testing.T, key string) int {
 	t.Helper()
 	var env map[string]map[string]json.RawMessage
 	if err := json.Unmarshal(r.body, &env); err != nil {
@@ -184,7 +120,7 @@ func (r scoreReply) keys(t *testing.T, key string) int {
 
 // call sends method to the publishing path (or to an absolute URL) with an optional
 // JSON body, authenticated unless token is "".
-func (a *scoreAPI) call(t *testing.T, method, path, token, body string) scoreReply {
+func (a *scoreAPI) call(t *testing.T, method, path, token, body string) *emuResponse {
 	t.Helper()
 	target := path
 	if !strings.HasPrefix(path, "http") {
@@ -194,29 +130,17 @@ func (a *scoreAPI) call(t *testing.T, method, path, token, body string) scoreRep
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(t.Context(), method, target, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
+	req := newRequest(t, method, target, rd)
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return scoreReply{status: resp.StatusCode, header: resp.Header, body: b}
+	return roundTrip(t, a.srv.Client(), req)
 }
 
-func (a *scoreAPI) do(t *testing.T, method, path, body string) scoreReply {
+func (a *scoreAPI) do(t *testing.T, method, path, body string) *emuResponse {
 	t.Helper()
 	return a.call(t, method, path, a.token, body)
 }
@@ -235,7 +159,7 @@ func (a *scoreAPI) get(t *testing.T, ref string) wireScore {
 
 // wantScoreProblem checks a problem+json reply: status, code and params.field when
 // given; it returns the params.
-func wantScoreProblem(t *testing.T, r scoreReply, status int, code, field string) map[string]any {
+func wantScoreProblem(t *testing.T, r *emuResponse, status int, code, field string) map[string]any {
 	t.Helper()
 	if r.status != status {
 		t.Fatalf("status = %d, want %d; body %s", r.status, status, r.body)
@@ -260,7 +184,7 @@ func wantScoreProblem(t *testing.T, r scoreReply, status int, code, field string
 }
 
 // wantScoreOK checks a 200 application/json reply.
-func wantScoreOK(t *testing.T, r scoreReply) scoreReply {
+func wantScoreOK(t *testing.T, r *emuResponse) *emuResponse {
 	t.Helper()
 	if r.status != http.StatusOK {
 		t.Fatalf("status = %d, want 200; body %s", r.status, r.body)
@@ -271,22 +195,7 @@ func wantScoreOK(t *testing.T, r scoreReply) scoreReply {
 	return r
 }
 
-var (
-	uuidV4Pattern    = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
-	scoreTimePattern = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
-)
-
-func mustScoreTime(t *testing.T, s string) time.Time {
-	t.Helper()
-	if !scoreTimePattern.MatchString(s) {
-		t.Fatalf("time %q is not RFC 3339 UTC with milliseconds", s)
-	}
-	tm, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tm
-}
+var uuidV4Pattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 
 func TestScoresRequireToken(t *testing.T) {
 	t.Parallel()
@@ -397,7 +306,7 @@ func TestPublishScore(t *testing.T) {
 			if score.Status != "pending" {
 				t.Errorf("status = %s, want pending", score.Status)
 			}
-			created, updated := mustScoreTime(t, score.CreatedAt), mustScoreTime(t, score.UpdatedAt)
+			created, updated := emuWantTime(t, score.CreatedAt), emuWantTime(t, score.UpdatedAt)
 			if !created.Equal(api.clock.Now()) || !updated.Equal(created) {
 				t.Errorf("createdAt %v, updatedAt %v, want both %v", created, updated, api.clock.Now())
 			}
@@ -557,7 +466,7 @@ func TestScoreStatusProgression(t *testing.T) {
 	api := newScoreAPI(t, Options{RenderDelay: delay}, true)
 	ok := api.publish(t, `{"scoreUrl":"https://cdn.example/ok.sib"}`)
 	bad := api.publish(t, `{"scoreUrl":"https://files.cdn.INVALID/bad.sib"}`)
-	created := mustScoreTime(t, ok.CreatedAt)
+	created := emuWantTime(t, ok.CreatedAt)
 
 	steps := []struct {
 		after        time.Duration // since creation
@@ -583,7 +492,7 @@ func TestScoreStatusProgression(t *testing.T) {
 			if got.Status != c.want {
 				t.Errorf("after %v: status = %s, want %s", step.after, got.Status, c.want)
 			}
-			if updated := mustScoreTime(t, got.UpdatedAt); !updated.Equal(created.Add(step.sinceCreated)) {
+			if updated := emuWantTime(t, got.UpdatedAt); !updated.Equal(created.Add(step.sinceCreated)) {
 				t.Errorf("after %v: updatedAt = %v, want %v", step.after, updated, created.Add(step.sinceCreated))
 			}
 			if got.CreatedAt != c.score.CreatedAt {
@@ -632,7 +541,7 @@ func TestScoreStatusRealClock(t *testing.T) {
 		t.Fatalf("status %s, then %s; want pending, then idle", score.Status, got.Status)
 	}
 	// Whether a poll caught rendering depends on the scheduler; updatedAt does not.
-	if d := mustScoreTime(t, got.UpdatedAt).Sub(mustScoreTime(t, got.CreatedAt)); d != 2*delay {
+	if d := emuWantTime(t, got.UpdatedAt).Sub(emuWantTime(t, got.CreatedAt)); d != 2*delay {
 		t.Errorf("idle %v after creation, want %v", d, 2*delay)
 	}
 
@@ -861,7 +770,7 @@ func TestCreateView(t *testing.T) {
 			if view.ViewerURL != api.srv.URL+"/viewer/"+view.ID {
 				t.Errorf("viewerUrl = %s, want %s/viewer/%s", view.ViewerURL, api.srv.URL, view.ID)
 			}
-			created, expires := mustScoreTime(t, view.CreatedAt), mustScoreTime(t, view.ExpiresAt)
+			created, expires := emuWantTime(t, view.CreatedAt), emuWantTime(t, view.ExpiresAt)
 			if !created.Equal(api.clock.Now()) || expires.Sub(created) != tc.wantExpiresIn {
 				t.Errorf("createdAt %v, expiresAt %v, want a lifetime of %v", created, expires, tc.wantExpiresIn)
 			}
