@@ -154,6 +154,7 @@ func (c *Config) ApplyEnv(getenv func(string) string) {
 type Client struct {
 	cfg       Config
 	userAgent string
+	secrets   []string // configuredSecrets(cfg), masked in every log
 	http      *retryablehttp.Client
 
 	session   lazy[string]         // administrator session token
@@ -242,6 +243,7 @@ func New(cfg Config) (*Client, error) {
 	c := &Client{
 		cfg:       cfg,
 		userAgent: "terraform-provider-mediaplatform/" + version,
+		secrets:   configuredSecrets(cfg),
 	}
 	c.http = &retryablehttp.Client{
 		HTTPClient: &http.Client{

@@ -28,6 +28,28 @@ func newTestClient(t *testing.T, cfg Config) *Client {
 	return c
 }
 
+// runConcurrently runs call(0) to call(n-1) at once, each in its own
+// goroutine, and fails the test with the first error once all have returned.
+func runConcurrently(t *testing.T, n int, call func(i int) error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- call(i)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func TestNewContactsNothingAndReportsMissingSettings(t *testing.T) {
 	t.Parallel()
 	f := newFakePlatform(t)
@@ -547,28 +569,15 @@ func TestConcurrentFirstCallsShareOneLogin(t *testing.T) {
 		writeJSON(w, 200, map[string]any{"score": scoreJSON("s1", "https://x/s", "", "idle")})
 	})
 	c := newTestClient(t, f.config())
-	var wg sync.WaitGroup
-	errs := make(chan error, 100)
-	for range 50 {
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			_, err := c.GetScore(context.Background(), "s1")
-			errs <- err
-		}()
-		go func() {
-			defer wg.Done()
-			_, err := c.CheckSession(context.Background())
-			errs <- err
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
+	runConcurrently(t, 100, func(i int) error {
+		var err error
+		if i%2 == 0 {
+			_, err = c.GetScore(context.Background(), "s1")
+		} else {
+			_, err = c.CheckSession(context.Background())
 		}
-	}
+		return err
+	})
 	if g, d, l := f.count("POST /auth/ropc"), f.count("GET /auth"), f.count("POST /api/v1/login"); g != 1 || d != 1 || l != 1 {
 		t.Errorf("grants %d discoveries %d admin logins %d, want 1 each", g, d, l)
 	}

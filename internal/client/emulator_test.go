@@ -425,35 +425,22 @@ func TestEmulatorConcurrentFirstCalls(t *testing.T) {
 	t.Parallel()
 	env := newEmuEnv(t, emulator.Options{Faults: emulator.Faults{LatencyMs: 5}})
 	c := env.client()
-	var wg sync.WaitGroup
-	errs := make(chan error, 50)
-	for i := range 50 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var err error
-			switch i % 5 {
-			case 0:
-				_, err = c.GetExternalAuthentication(env.ctx)
-			case 1:
-				_, err = c.ListScores(env.ctx, ListScoresInput{})
-			case 2:
-				_, err = c.Systems(env.ctx)
-			case 3:
-				_, err = c.CheckSession(env.ctx)
-			case 4:
-				_, err = c.SystemModel(env.ctx, "interplay-mam", "mam-1", false, "")
-			}
-			errs <- err
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
+	runConcurrently(t, 50, func(i int) error {
+		var err error
+		switch i % 5 {
+		case 0:
+			_, err = c.GetExternalAuthentication(env.ctx)
+		case 1:
+			_, err = c.ListScores(env.ctx, ListScoresInput{})
+		case 2:
+			_, err = c.Systems(env.ctx)
+		case 3:
+			_, err = c.CheckSession(env.ctx)
+		case 4:
+			_, err = c.SystemModel(env.ctx, "interplay-mam", "mam-1", false, "")
 		}
-	}
+		return err
+	})
 	st := env.stats()
 	if st.Logins["admin"] != 1 || st.Logins["oauth"] != 1 {
 		t.Errorf("logins %v, want 1 admin and 1 oauth", st.Logins)
@@ -486,28 +473,15 @@ func TestEmulatorExpiredCredentials(t *testing.T) {
 	if st := env.stats(); st.LiveTokens != 0 || st.LiveSessions != 0 {
 		t.Fatalf("after expire: %+v", st)
 	}
-	var wg sync.WaitGroup
-	errs := make(chan error, 20)
-	for i := range 20 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var err error
-			if i%2 == 0 {
-				_, err = c.GetExternalAuthentication(ctx)
-			} else {
-				_, err = c.ListScores(ctx, ListScoresInput{})
-			}
-			errs <- err
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
+	runConcurrently(t, 20, func(i int) error {
+		var err error
+		if i%2 == 0 {
+			_, err = c.GetExternalAuthentication(ctx)
+		} else {
+			_, err = c.ListScores(ctx, ListScoresInput{})
 		}
-	}
+		return err
+	})
 	st := env.stats()
 	if st.Logins["admin"] != 2 || st.Logins["oauth"] != 2 {
 		t.Errorf("logins %v, want exactly one new login of each kind", st.Logins)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -34,23 +35,25 @@ func (c *Client) logContext(ctx context.Context) context.Context {
 	return ctx
 }
 
-// secretStrings lists every non-empty secret the client knows of.
+// configuredSecrets lists the non-empty secrets of cfg, including the basic
+// credential encoded from client_id and client_secret. New computes it once.
+func configuredSecrets(cfg Config) []string {
+	candidates := []string{cfg.AdminPassword, cfg.ClientSecret, cfg.BasicToken, cfg.Password}
+	if cfg.ClientID != "" && cfg.ClientSecret != "" {
+		candidates = append(candidates, base64.StdEncoding.EncodeToString([]byte(cfg.ClientID+":"+cfg.ClientSecret)))
+	}
+	return slices.DeleteFunc(candidates, func(s string) bool { return s == "" })
+}
+
+// secretStrings lists every non-empty secret the client knows of: the
+// configured ones and the credentials it currently holds.
 func (c *Client) secretStrings() []string {
-	candidates := []string{c.cfg.AdminPassword, c.cfg.ClientSecret, c.cfg.BasicToken, c.cfg.Password}
-	if c.cfg.ClientID != "" && c.cfg.ClientSecret != "" {
-		candidates = append(candidates, base64.StdEncoding.EncodeToString([]byte(c.cfg.ClientID+":"+c.cfg.ClientSecret)))
+	out := slices.Clone(c.secrets) // never append to the shared slice
+	if s, ok := c.session.peek(); ok && s != "" {
+		out = append(out, s)
 	}
-	if s, ok := c.session.peek(); ok {
-		candidates = append(candidates, s)
-	}
-	if t := c.token.peek(); t != nil {
-		candidates = append(candidates, t.Token)
-	}
-	out := candidates[:0]
-	for _, s := range candidates {
-		if s != "" {
-			out = append(out, s)
-		}
+	if t := c.token.peek(); t != nil && t.Token != "" {
+		out = append(out, t.Token)
 	}
 	return out
 }

@@ -361,14 +361,16 @@ type problem struct {
 // parseAPIError turns a non-2xx answer into an *APIError.
 func parseAPIError(method string, resp *response) *APIError {
 	e := &APIError{Status: resp.status, Method: method, Path: pathOf(resp.url)}
+	contentType := resp.header.Get("Content-Type")
+	jsonBody := isJSON(contentType)
 	var p problem
-	if isJSON(resp.header.Get("Content-Type")) && json.Unmarshal(resp.body, &p) == nil && (p.Code != "" || p.Message != "") {
+	if jsonBody && json.Unmarshal(resp.body, &p) == nil && (p.Code != "" || p.Message != "") {
 		e.Code, e.Message, e.Params = p.Code, p.Message, p.Params
 		return e
 	}
 	e.Message = http.StatusText(resp.status)
-	if text := strings.TrimSpace(string(resp.body)); text != "" && !isJSON(resp.header.Get("Content-Type")) &&
-		!strings.HasPrefix(strings.ToLower(resp.header.Get("Content-Type")), "text/html") {
+	if text := strings.TrimSpace(string(resp.body)); text != "" && !jsonBody &&
+		!strings.HasPrefix(strings.ToLower(contentType), "text/html") {
 		if len(text) > 200 {
 			text = text[:200] + "…"
 		}
