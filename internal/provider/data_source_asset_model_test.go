@@ -320,25 +320,14 @@ func TestAccDataSourceAssetModel_notFound(t *testing.T) {
 func TestAccDataSourceAssetModel_validation(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	both := "asset_id = \"clip-1\"\n  asset_type = \"sequence\""
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(t),
-		Steps: []resource.TestStep{
-			{
-				Config:      emu.providerConfig() + assetModelConfig("m", "interplay-pam", "pam-1", both),
-				ExpectError: errorPattern("Exactly one of these attributes must be configured", "asset_id", "asset_type"),
-			},
-			{
-				Config:      emu.providerConfig() + assetModelConfig("m", "interplay-pam", "pam-1", ""),
-				ExpectError: errorPattern("Exactly one of these attributes must be configured", "asset_id", "asset_type"),
-			},
-			{
-				Config:      emu.providerConfig() + assetModelConfig("m", "interplay-pam", "pam-1", "asset_id = \"clip-1\"\n  lang = \"not a language\""),
-				ExpectError: errorPattern("lang", "BCP 47 language tag"),
-			},
-		},
+	config := func(selector string) string {
+		return emu.providerConfig() + assetModelConfig("m", "interplay-pam", "pam-1", selector)
+	}
+	testRejectedBeforeRequests(t, emu, resource.TestCase{}, false, config, []rejectedConfig{
+		{"asset_id = \"clip-1\"\n  asset_type = \"sequence\"", []string{"Exactly one of these attributes must be configured", "asset_id", "asset_type"}},
+		{"", []string{"Exactly one of these attributes must be configured", "asset_id", "asset_type"}},
+		{"asset_id = \"clip-1\"\n  lang = \"not a language\"", []string{"lang", "BCP 47 language tag"}},
 	})
-	expectNoRequests(t, emu)
 }
 
 // TestAccDataSourceAssetModel_functions feeds the data sources' values to the

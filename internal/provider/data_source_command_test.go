@@ -342,23 +342,12 @@ data "mediaplatform_command" "test" {
 func TestAccDataSourceCommand_validation(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	var steps []resource.TestStep
-	for _, tc := range []struct {
-		args string
-		err  []string
-	}{
+	testRejectedBeforeRequests(t, emu, resource.TestCase{}, false, blockConfig(emu, `data "mediaplatform_command" "test"`), []rejectedConfig{
 		{``, []string{"Missing Attribute Configuration", "Exactly one of these attributes must be configured: [id,href]"}},
 		{"id = \"c-1\"\n  href = \"/apis/commands;version=1;realm=global/commands/c-1\"", []string{"Invalid Attribute Combination", "Exactly one of these attributes must be configured: [id,href]"}},
 		{`id = ""`, []string{"id", "length must be at least 1"}},
 		{"id = \"c-1\"\n  timeouts {\n    read = \"soon\"\n  }", []string{"Invalid Attribute Value Time Duration", `"soon" must be a string containing a sequence of decimal numbers`}},
-	} {
-		steps = append(steps, resource.TestStep{
-			Config:      emu.providerConfig() + "data \"mediaplatform_command\" \"test\" {\n  " + tc.args + "\n}\n",
-			ExpectError: errorPattern(tc.err...),
-		})
-	}
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviderFactories(t), Steps: steps})
-	expectNoRequests(t, emu)
+	})
 }
 
 // TestDataSourceCommandRefresh maps a command resource with fields the schema does not

@@ -63,21 +63,10 @@ func TestAccDataSourceScoreCount(t *testing.T) {
 func TestAccDataSourceScoreCount_validation(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	var steps []resource.TestStep
-	for _, tc := range []struct {
-		args string
-		err  []string
-	}{
+	testRejectedBeforeRequests(t, emu, resource.TestCase{}, false, blockConfig(emu, `data "mediaplatform_score_count" "test"`), []rejectedConfig{
 		{`offset = -1`, []string{"offset", "at least 0, got: -1"}},
 		{`limit = 0`, []string{"limit", "between 1 and 100, got: 0"}},
 		{`limit = 101`, []string{"limit", "between 1 and 100, got: 101"}},
 		{`score_url = "https://"`, []string{"score_url", "no host"}},
-	} {
-		steps = append(steps, resource.TestStep{
-			Config:      emu.providerConfig() + "data \"mediaplatform_score_count\" \"test\" {\n  " + tc.args + "\n}\n",
-			ExpectError: errorPattern(tc.err...),
-		})
-	}
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviderFactories(t), Steps: steps})
-	expectNoRequests(t, emu)
+	})
 }

@@ -218,22 +218,11 @@ func dsPublishMany(t *testing.T, emu *testEmulator, scoreURL string, n int) []*c
 func TestAccDataSourceScores_validation(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	var steps []resource.TestStep
-	for _, tc := range []struct {
-		args string
-		err  []string
-	}{
+	testRejectedBeforeRequests(t, emu, resource.TestCase{}, false, blockConfig(emu, `data "mediaplatform_scores" "test"`), []rejectedConfig{
 		{`offset = -1`, []string{"offset", "at least 0, got: -1"}},
 		{`max_results = 0`, []string{"max_results", "at least 1, got: 0"}},
 		{`score_url = "ftp://cdn.example/a.sib"`, []string{"score_url", "absolute http or https URL", `scheme "ftp"`}},
 		{`score_url = "cdn.example/a.sib"`, []string{"score_url", "absolute http or https URL"}},
 		{`status = ""`, []string{"status", "length must be at least 1"}},
-	} {
-		steps = append(steps, resource.TestStep{
-			Config:      emu.providerConfig() + "data \"mediaplatform_scores\" \"test\" {\n  " + tc.args + "\n}\n",
-			ExpectError: errorPattern(tc.err...),
-		})
-	}
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviderFactories(t), Steps: steps})
-	expectNoRequests(t, emu)
+	})
 }

@@ -197,29 +197,8 @@ data "mediaplatform_system_model" "missing" {
 func TestAccDataSourceSystemModel_validation(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(t),
-		Steps: []resource.TestStep{
-			{
-				Config: emu.providerConfig() + `
-data "mediaplatform_system_model" "bad" {
-  system_type = "interplay-pam"
-  system_id   = "pam-1"
-  lang        = "not a language"
-}
-`,
-				ExpectError: errorPattern("lang", "BCP 47 language tag"),
-			},
-			{
-				Config: emu.providerConfig() + `
-data "mediaplatform_system_model" "bad" {
-  system_type = ""
-  system_id   = "pam-1"
-}
-`,
-				ExpectError: errorPattern("system_type", "at least 1"),
-			},
-		},
+	testRejectedBeforeRequests(t, emu, resource.TestCase{}, false, blockConfig(emu, `data "mediaplatform_system_model" "bad"`), []rejectedConfig{
+		{"system_type = \"interplay-pam\"\n  system_id   = \"pam-1\"\n  lang        = \"not a language\"", []string{"lang", "BCP 47 language tag"}},
+		{"system_type = \"\"\n  system_id   = \"pam-1\"", []string{"system_type", "at least 1"}},
 	})
-	expectNoRequests(t, emu)
 }

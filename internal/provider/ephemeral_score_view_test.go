@@ -164,10 +164,18 @@ resource "echo" "test" {}
 func TestAccEphemeralScoreView_validation(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	cases := []struct {
-		body string
-		err  []string
-	}{
+	config := func(body string) string {
+		return blockConfig(emu, `ephemeral "mediaplatform_score_view" "test"`)(body) + `
+provider "echo" {
+  data = ephemeral.mediaplatform_score_view.test
+}
+resource "echo" "test" {}
+`
+	}
+	testRejectedBeforeRequests(t, emu, resource.TestCase{
+		TerraformVersionChecks:   ephemeralVersionChecks,
+		ProtoV6ProviderFactories: ephemeralTestFactories(t),
+	}, true, config, []rejectedConfig{
 		{`score = "not an alias"`, []string{"score", "score UUID or a score alias", `got "not an alias"`}},
 		{"score = \"s\"\n  pages = \"3-1\"", []string{"pages", `the range "3-1" starts after it ends`}},
 		{"score = \"s\"\n  pages = \"0,2\"", []string{"pages", `"0" is not a page number or range`}},
@@ -176,24 +184,5 @@ func TestAccEphemeralScoreView_validation(t *testing.T) {
 		{"score = \"s\"\n  expires_in = -1", []string{"expires_in", "between 0 and 86400, got: -1"}},
 		{"score = \"s\"\n  license_string = \"" + strings.Repeat("x", maxLicenseString+1) + "\"", []string{"license_string", "length must be at most 1024"}},
 		{"score = \"s\"\n  renew_before = \"10m\"", []string{`An argument named "renew_before" is not expected here`}},
-	}
-	var steps []resource.TestStep
-	for _, c := range cases {
-		steps = append(steps, resource.TestStep{
-			Config: emu.providerConfig() + "ephemeral \"mediaplatform_score_view\" \"test\" {\n  " + c.body + "\n}\n" + `
-provider "echo" {
-  data = ephemeral.mediaplatform_score_view.test
-}
-resource "echo" "test" {}
-`,
-			PlanOnly:    true,
-			ExpectError: errorPattern(c.err...),
-		})
-	}
-	resource.Test(t, resource.TestCase{
-		TerraformVersionChecks:   ephemeralVersionChecks,
-		ProtoV6ProviderFactories: ephemeralTestFactories(t),
-		Steps:                    steps,
 	})
-	expectNoRequests(t, emu)
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 )
 
 func TestLocalizedLabel_lookup(t *testing.T) {
@@ -78,12 +77,8 @@ func TestLocalizedLabel_chain(t *testing.T) {
 
 func TestLocalizedLabelFunction_fallbackChain(t *testing.T) {
 	t.Parallel()
-
-	resource.UnitTest(t, resource.TestCase{
-		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
-		ProtoV6ProviderFactories: functionsOnlyProviderFactories,
-		Steps: []resource.TestStep{{
-			Config: `
+	const call = "provider::mediaplatform::localized_label"
+	testFunctions(t, functionOutputsStep(`
 locals {
   labels = {
     "en"      = "Duration"
@@ -93,95 +88,44 @@ locals {
     "zh"      = "时长"
   }
 }
-
-output "full_culture" {
-  value = provider::mediaplatform::localized_label(local.labels, "fr-CA", "durationTC")
-}
-output "language" {
-  value = provider::mediaplatform::localized_label({ for k, v in local.labels : k => v if k != "fr-CA" }, "fr-CA", "durationTC")
-}
-output "english" {
-  value = provider::mediaplatform::localized_label({ en = "Duration", de = "Dauer" }, "fr-CA", "durationTC")
-}
-output "fallback" {
-  value = provider::mediaplatform::localized_label({ de = "Dauer" }, "fr-CA", "durationTC")
-}
-output "three_subtags" {
-  value = provider::mediaplatform::localized_label(local.labels, "zh-Hant-TW", "durationTC")
-}
-output "case_and_underscore" {
-  value = provider::mediaplatform::localized_label(local.labels, "FR_ca", "durationTC")
-}
-output "empty_label" {
-  value = provider::mediaplatform::localized_label({ fr = "", en = "Duration" }, "fr", "durationTC")
-}
-output "null_label" {
-  value = provider::mediaplatform::localized_label({ fr = null, en = "Duration" }, "fr", "durationTC")
-}
 `,
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownOutputValue("full_culture", knownvalue.StringExact("Durée (Canada)")),
-				statecheck.ExpectKnownOutputValue("language", knownvalue.StringExact("Durée")),
-				statecheck.ExpectKnownOutputValue("english", knownvalue.StringExact("Duration")),
-				statecheck.ExpectKnownOutputValue("fallback", knownvalue.StringExact("durationTC")),
-				statecheck.ExpectKnownOutputValue("three_subtags", knownvalue.StringExact("時長")),
-				statecheck.ExpectKnownOutputValue("case_and_underscore", knownvalue.StringExact("Durée (Canada)")),
-				statecheck.ExpectKnownOutputValue("empty_label", knownvalue.StringExact("")),
-				statecheck.ExpectKnownOutputValue("null_label", knownvalue.StringExact("Duration")),
-			},
-		}},
-	})
+		functionOutput{"full_culture", call + `(local.labels, "fr-CA", "durationTC")`, knownvalue.StringExact("Durée (Canada)")},
+		functionOutput{"language", call + `({ for k, v in local.labels : k => v if k != "fr-CA" }, "fr-CA", "durationTC")`, knownvalue.StringExact("Durée")},
+		functionOutput{"english", call + `({ en = "Duration", de = "Dauer" }, "fr-CA", "durationTC")`, knownvalue.StringExact("Duration")},
+		functionOutput{"fallback", call + `({ de = "Dauer" }, "fr-CA", "durationTC")`, knownvalue.StringExact("durationTC")},
+		functionOutput{"three_subtags", call + `(local.labels, "zh-Hant-TW", "durationTC")`, knownvalue.StringExact("時長")},
+		functionOutput{"case_and_underscore", call + `(local.labels, "FR_ca", "durationTC")`, knownvalue.StringExact("Durée (Canada)")},
+		functionOutput{"empty_label", call + `({ fr = "", en = "Duration" }, "fr", "durationTC")`, knownvalue.StringExact("")},
+		functionOutput{"null_label", call + `({ fr = null, en = "Duration" }, "fr", "durationTC")`, knownvalue.StringExact("Duration")},
+	))
 }
 
 func TestLocalizedLabelFunction_null(t *testing.T) {
 	t.Parallel()
-
-	resource.UnitTest(t, resource.TestCase{
-		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
-		ProtoV6ProviderFactories: functionsOnlyProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				Config: `
-output "null_labels" {
-  value = provider::mediaplatform::localized_label(null, "fr-CA", "durationTC")
-}
-output "empty_labels" {
-  value = provider::mediaplatform::localized_label({}, "fr-CA", "durationTC")
-}
-output "null_culture" {
-  value = provider::mediaplatform::localized_label({ fr = "Durée", en = "Duration" }, null, "durationTC")
-}
-output "null_culture_no_en" {
-  value = provider::mediaplatform::localized_label({ fr = "Durée" }, null, "durationTC")
-}
-`,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownOutputValue("null_labels", knownvalue.StringExact("durationTC")),
-					statecheck.ExpectKnownOutputValue("empty_labels", knownvalue.StringExact("durationTC")),
-					statecheck.ExpectKnownOutputValue("null_culture", knownvalue.StringExact("Duration")),
-					statecheck.ExpectKnownOutputValue("null_culture_no_en", knownvalue.StringExact("durationTC")),
-				},
-			},
-			{
-				Config: `
+	const call = "provider::mediaplatform::localized_label"
+	testFunctions(t,
+		functionOutputsStep("",
+			functionOutput{"null_labels", call + `(null, "fr-CA", "durationTC")`, knownvalue.StringExact("durationTC")},
+			functionOutput{"empty_labels", call + `({}, "fr-CA", "durationTC")`, knownvalue.StringExact("durationTC")},
+			functionOutput{"null_culture", call + `({ fr = "Durée", en = "Duration" }, null, "durationTC")`, knownvalue.StringExact("Duration")},
+			functionOutput{"null_culture_no_en", call + `({ fr = "Durée" }, null, "durationTC")`, knownvalue.StringExact("durationTC")},
+		),
+		resource.TestStep{
+			Config: `
 output "null_fallback" {
   value = provider::mediaplatform::localized_label({ en = "Duration" }, "en", null)
 }
 `,
-				ExpectError: regexp.MustCompile(`(?s)Invalid value for "fallback" parameter.*must not be null`),
-			},
+			ExpectError: regexp.MustCompile(`(?s)Invalid value for "fallback" parameter.*must not be null`),
 		},
-	})
+	)
 }
 
 func TestLocalizedLabelFunction_unknown(t *testing.T) {
 	t.Parallel()
 
-	resource.UnitTest(t, resource.TestCase{
-		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
-		ProtoV6ProviderFactories: functionsOnlyProviderFactories,
-		Steps: []resource.TestStep{{
-			Config: `
+	testFunctions(t, resource.TestStep{
+		Config: `
 resource "terraform_data" "culture" {
   input = "fr-CA"
 }
@@ -202,20 +146,19 @@ output "unknown_fallback" {
   value = provider::mediaplatform::localized_label({}, "fr-CA", terraform_data.culture.output)
 }
 `,
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectUnknownOutputValue("unknown_culture"),
-					plancheck.ExpectUnknownOutputValue("unknown_labels"),
-					plancheck.ExpectUnknownOutputValue("unknown_label_element"),
-					plancheck.ExpectUnknownOutputValue("unknown_fallback"),
-				},
+		ConfigPlanChecks: resource.ConfigPlanChecks{
+			PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectUnknownOutputValue("unknown_culture"),
+				plancheck.ExpectUnknownOutputValue("unknown_labels"),
+				plancheck.ExpectUnknownOutputValue("unknown_label_element"),
+				plancheck.ExpectUnknownOutputValue("unknown_fallback"),
 			},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownOutputValue("unknown_culture", knownvalue.StringExact("Durée")),
-				statecheck.ExpectKnownOutputValue("unknown_labels", knownvalue.StringExact("Durée")),
-				statecheck.ExpectKnownOutputValue("unknown_label_element", knownvalue.StringExact("Duration")),
-				statecheck.ExpectKnownOutputValue("unknown_fallback", knownvalue.StringExact("fr-CA")),
-			},
-		}},
+		},
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownOutputValue("unknown_culture", knownvalue.StringExact("Durée")),
+			statecheck.ExpectKnownOutputValue("unknown_labels", knownvalue.StringExact("Durée")),
+			statecheck.ExpectKnownOutputValue("unknown_label_element", knownvalue.StringExact("Duration")),
+			statecheck.ExpectKnownOutputValue("unknown_fallback", knownvalue.StringExact("fr-CA")),
+		},
 	})
 }

@@ -449,6 +449,43 @@ func expectNoRequests(t *testing.T, e *testEmulator) {
 	}
 }
 
+// rejectedConfig is a configuration body a validation test applies and the phrases of
+// the error it must fail with, in order (errorPattern).
+type rejectedConfig struct {
+	body string
+	err  []string
+}
+
+// testRejectedBeforeRequests runs a step per case, its configuration config(body) and
+// PlanOnly planOnly, that must fail with the case's error, in tc (the version checks;
+// testProviderFactories unless tc names factories); then it checks that no request
+// reached the platform: validation belongs to plan time.
+func testRejectedBeforeRequests(t *testing.T, emu *testEmulator, tc resource.TestCase, planOnly bool,
+	config func(body string) string, cases []rejectedConfig,
+) {
+	t.Helper()
+	if tc.ProtoV6ProviderFactories == nil {
+		tc.ProtoV6ProviderFactories = testProviderFactories(t)
+	}
+	for _, c := range cases {
+		tc.Steps = append(tc.Steps, resource.TestStep{
+			Config:      config(c.body),
+			PlanOnly:    planOnly,
+			ExpectError: errorPattern(c.err...),
+		})
+	}
+	resource.Test(t, tc)
+	expectNoRequests(t, emu)
+}
+
+// blockConfig is the configuration of one block, header (`data "mediaplatform_scores"
+// "test"`) with body as its arguments, after the provider block of the default accounts.
+func blockConfig(emu *testEmulator, header string) func(body string) string {
+	return func(body string) string {
+		return emu.providerConfig() + header + " {\n  " + body + "\n}\n"
+	}
+}
+
 func TestProviderSchema(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -676,10 +713,10 @@ resource "mediaplatform_external_authentication" "test" {
   enabled     = true
 }
 `
-	steps := []struct {
-		settings string
-		err      []string
-	}{
+	config := func(settings string) string {
+		return "provider \"mediaplatform\" {\n  " + settings + "\n}\n" + resourceBlock
+	}
+	testRejectedBeforeRequests(t, emu, resource.TestCase{}, true, config, []rejectedConfig{
 		{`admin_url = "ftp://host/api/v1"`, []string{"admin_url", "absolute http or https URL", `scheme "ftp"`}},
 		{`platform_url = "host-without-scheme"`, []string{"platform_url", "absolute http or https URL"}},
 		{`publishing_url = "https://"`, []string{"publishing_url", "no host"}},
@@ -693,17 +730,7 @@ resource "mediaplatform_external_authentication" "test" {
 			[]string{`Attribute "client_id" cannot be specified when "basic_token" is specified`}},
 		{"basic_token = \"dGVycmFmb3JtOnRlcnJhZm9ybS1zZWNyZXQ=\"\n  client_secret = \"terraform-secret\"",
 			[]string{`Attribute "client_secret" cannot be specified when "basic_token" is specified`}},
-	}
-	var testSteps []resource.TestStep
-	for _, s := range steps {
-		testSteps = append(testSteps, resource.TestStep{
-			Config:      "provider \"mediaplatform\" {\n  " + s.settings + "\n}\n" + resourceBlock,
-			PlanOnly:    true,
-			ExpectError: errorPattern(s.err...),
-		})
-	}
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviderFactories(t), Steps: testSteps})
-	expectNoRequests(t, emu)
+	})
 }
 
 // TestAccProvider_missingSetting reports a setting an object needs, naming the
@@ -747,45 +774,43 @@ resource "mediaplatform_external_authentication" "test" {
 // login, after at most two login attempts.
 func TestAccProvider_wrongAdminCredentials(t *testing.T) {
 	t.Parallel()
-	target := newTestEmulator(t)
-	emu := target.control(t, "login attempt counts, and an account a wrong password cannot lock")
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(t),
-		Steps: []resource.TestStep{{
-			Config: providerConfigWith(target, "wrong-password", "alice-secret") + fmt.Sprintf(`
+	testWrongCredentials(t, "wrong-password", "alice-secret", fmt.Sprintf(`
 resource "mediaplatform_external_authentication" "test" {
   domain_name = %q
   enabled     = true
 }
-`, accDomain()),
-			ExpectError: errorPattern("administrator API login", "was refused", "INVALID_CREDENTIALS"),
-		}},
-	})
-	if n := emu.Stats().Requests["POST /api/v1/login"]; n < 1 || n > 2 {
-		t.Errorf("admin login attempts: %d, want 1 or 2", n)
-	}
+`, accDomain()), errorPattern("administrator API login", "was refused", "INVALID_CREDENTIALS"),
+		"POST /api/v1/login", "admin login attempts")
 }
 
 // TestAccProvider_wrongPlatformCredentials fails with one error naming the platform
 // login, after at most two password grants.
 func TestAccProvider_wrongPlatformCredentials(t *testing.T) {
 	t.Parallel()
+	testWrongCredentials(t, "admin-secret", "wrong-password", fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  score_url = %q
+}
+`, accScoreURL(accName())), errorPattern("platform login", "was refused", "invalid_grant"),
+		"POST /auth/oauth2/ropc/default", "password grants attempted")
+}
+
+// testWrongCredentials applies resources with the given admin and platform passwords,
+// expects wantErr, and then that the login route was requested once or twice (what
+// names those requests).
+func testWrongCredentials(t *testing.T, adminPassword, password, resources string, wantErr *regexp.Regexp, route, what string) {
+	t.Helper()
 	target := newTestEmulator(t)
 	emu := target.control(t, "login attempt counts, and an account a wrong password cannot lock")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
-			Config: providerConfigWith(target, "admin-secret", "wrong-password") + fmt.Sprintf(`
-resource "mediaplatform_score" "test" {
-  score_url = %q
-}
-`, accScoreURL(accName())),
-			ExpectError: errorPattern("platform login", "was refused", "invalid_grant"),
+			Config:      providerConfigWith(target, adminPassword, password) + resources,
+			ExpectError: wantErr,
 		}},
 	})
-	route := "POST /auth/oauth2/ropc/default"
 	if stats := emu.Stats(); stats.Requests[route] < 1 || stats.Requests[route] > 2 {
-		t.Errorf("password grants attempted: %d, want 1 or 2 (%v)", stats.Requests[route], stats.Requests)
+		t.Errorf("%s: %d, want 1 or 2 (%v)", what, stats.Requests[route], stats.Requests)
 	}
 }
 

@@ -219,10 +219,7 @@ func TestAccExternalAuthentication_validation(t *testing.T) {
 	for i := range nine {
 		nine[i] = fmt.Sprintf(`{ address = "dc%d.example", port = 389 }`, i)
 	}
-	cases := []struct {
-		body string
-		err  []string
-	}{
+	testRejectedBeforeRequests(t, emu, resource.TestCase{}, true, func(body string) string { return externalAuthConfig(emu, body) }, []rejectedConfig{
 		{`domain_name = "CORP"
   enabled = true
   servers = [{ address = "dc1.example", port = 0 }]`, []string{"port", "between 1 and 65535, got: 0"}},
@@ -240,15 +237,5 @@ func TestAccExternalAuthentication_validation(t *testing.T) {
 		{`domain_name = "CORP"
   enabled = true
   servers = [{ address = "", port = 389 }]`, []string{"address", "length must be at least 1"}},
-	}
-	var steps []resource.TestStep
-	for _, c := range cases {
-		steps = append(steps, resource.TestStep{
-			Config:      externalAuthConfig(emu, c.body),
-			PlanOnly:    true,
-			ExpectError: errorPattern(c.err...),
-		})
-	}
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviderFactories(t), Steps: steps})
-	expectNoRequests(t, emu)
+	})
 }

@@ -297,10 +297,7 @@ resource "mediaplatform_score" "test" {
 func TestAccScore_validation(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	cases := []struct {
-		body string
-		err  []string
-	}{
+	testRejectedBeforeRequests(t, emu, resource.TestCase{}, true, blockConfig(emu, `resource "mediaplatform_score" "test"`), []rejectedConfig{
 		{`score_url = "ftp://cdn.example/a.sib"`, []string{"score_url", "absolute http or https URL", `scheme "ftp"`}},
 		{`score_url = "cdn.example/a.sib"`, []string{"score_url", "absolute http or https URL"}},
 		{`score_url = "https://cdn.example/a.sib"
@@ -313,15 +310,5 @@ func TestAccScore_validation(t *testing.T) {
   timeouts {
     create = "soon"
   }`, []string{"Invalid Attribute Value Time Duration", `"soon" must be a string containing`}},
-	}
-	var steps []resource.TestStep
-	for _, c := range cases {
-		steps = append(steps, resource.TestStep{
-			Config:      emu.providerConfig() + "resource \"mediaplatform_score\" \"test\" {\n  " + c.body + "\n}\n",
-			PlanOnly:    true,
-			ExpectError: errorPattern(c.err...),
-		})
-	}
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviderFactories(t), Steps: steps})
-	expectNoRequests(t, emu)
+	})
 }

@@ -208,10 +208,7 @@ resource "mediaplatform_score_view" "test" {
 func TestAccScoreView_validation(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	cases := []struct {
-		body string
-		err  []string
-	}{
+	testRejectedBeforeRequests(t, emu, resource.TestCase{}, true, blockConfig(emu, `resource "mediaplatform_score_view" "test"`), []rejectedConfig{
 		{`score = "not an alias"`, []string{"score", "score UUID or a score alias", `got "not an alias"`}},
 		{`score = "s"
   pages = "3-1"`, []string{"pages", `the range "3-1" starts after it ends`}},
@@ -231,15 +228,5 @@ func TestAccScoreView_validation(t *testing.T) {
   renew_before = "10 minutes"`, []string{"renew_before", "does not parse"}},
 		{`score = "s"
   license_string = "` + fmt.Sprintf("%01025d", 0) + `"`, []string{"license_string", "length must be at most 1024"}},
-	}
-	var steps []resource.TestStep
-	for _, c := range cases {
-		steps = append(steps, resource.TestStep{
-			Config:      emu.providerConfig() + "resource \"mediaplatform_score_view\" \"test\" {\n  " + c.body + "\n}\n",
-			PlanOnly:    true,
-			ExpectError: errorPattern(c.err...),
-		})
-	}
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviderFactories(t), Steps: steps})
-	expectNoRequests(t, emu)
+	})
 }
