@@ -214,16 +214,8 @@ func (d *assetModelDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 			"system model can be `readonly` here), its time-based layers and its layouts. Give exactly one of " +
 			"`asset_id` and `asset_type`.",
 		Attributes: map[string]schema.Attribute{
-			"system_type": schema.StringAttribute{
-				MarkdownDescription: "Kind of system, e.g. `interplay-pam` or `interplay-mam`.",
-				Required:            true,
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
-			},
-			"system_id": schema.StringAttribute{
-				MarkdownDescription: "Id of the system, e.g. `pam-1`.",
-				Required:            true,
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
-			},
+			"system_type": systemTypeAttribute(),
+			"system_id":   systemIDAttribute(),
 			"asset_id": schema.StringAttribute{
 				MarkdownDescription: "Id of the asset whose model to read. Exactly one of `asset_id` and `asset_type` " +
 					"must be set.",

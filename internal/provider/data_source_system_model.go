@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
@@ -56,16 +54,8 @@ func (d *systemModelDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 			"`mediaplatform_systems` data source lists the systems. For the model of one asset or asset type, with " +
 			"its layouts and the flags that hold for the calling user, use `mediaplatform_asset_model`.",
 		Attributes: map[string]schema.Attribute{
-			"system_type": schema.StringAttribute{
-				MarkdownDescription: "Kind of system, e.g. `interplay-pam` or `interplay-mam`.",
-				Required:            true,
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
-			},
-			"system_id": schema.StringAttribute{
-				MarkdownDescription: "Id of the system, e.g. `pam-1`.",
-				Required:            true,
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
-			},
+			"system_type": systemTypeAttribute(),
+			"system_id":   systemIDAttribute(),
 			"include_time_based": schema.BoolAttribute{
 				MarkdownDescription: "Whether to read the time-based annotation layers too (the platform's " +
 					"`insist=time-based`). Default `false`. A system that does not support time-based metadata ignores it.",

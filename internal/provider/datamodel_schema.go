@@ -17,6 +17,7 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -392,6 +393,24 @@ func jsonAttribute(what string) schema.StringAttribute {
 			"sorted, no white space), including the fields this data source does not model. Read them with " +
 			"`jsondecode(...)`.",
 		Computed: true,
+	}
+}
+
+// systemTypeAttribute is the `system_type` argument of both model data sources.
+func systemTypeAttribute() schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: "Kind of system, e.g. `interplay-pam` or `interplay-mam`.",
+		Required:            true,
+		Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+	}
+}
+
+// systemIDAttribute is the `system_id` argument of both model data sources.
+func systemIDAttribute() schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: "Id of the system, e.g. `pam-1`.",
+		Required:            true,
+		Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 	}
 }
 
