@@ -1,0 +1,142 @@
+package faultproxy
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// backend counts the requests that reached it and answers {"limit": "<query limit>"}.
+func backend(t *testing.T) (*httptest.Server, *atomic.Int32) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Host", r.Host)
+		_, _ = io.WriteString(w, `{"limit":"`+r.URL.Query().Get("limit")+`"}`)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+func get(t *testing.T, u string) (*http.Response, string, error) {
+	t.Helper()
+	c := &http.Client{
+		Timeout:       10 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	resp, err := c.Get(u)
+	if err != nil {
+		return nil, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp, string(b), err
+}
+
+func TestProxyFaults(t *testing.T) {
+	srv, reached := backend(t)
+	p := Start(srv.URL)
+	defer p.Close()
+
+	// No fault: forwarded as is, Host kept.
+	resp, body, err := get(t, p.URL+"/a?limit=5")
+	if err != nil || resp.StatusCode != 200 || body != `{"limit":"5"}` {
+		t.Fatalf("plain: %v %v %q", resp, err, body)
+	}
+	if h := resp.Header.Get("X-Host"); h != strings.TrimPrefix(p.URL, "http://") {
+		t.Errorf("the backend saw Host %q, want the proxy's", h)
+	}
+
+	// Respond: not forwarded; applies Times times only.
+	i := p.Add(Fault{Method: http.MethodGet, Path: `^/r$`, Times: 1, Respond: &Answer{Status: 503, Body: "busy"}})
+	before := reached.Load()
+	if resp, body, _ := get(t, p.URL+"/r"); resp.StatusCode != 503 || body != "busy" {
+		t.Errorf("respond: %d %q", resp.StatusCode, body)
+	}
+	if reached.Load() != before {
+		t.Error("an answered request was forwarded")
+	}
+	if resp, _, _ := get(t, p.URL+"/r"); resp.StatusCode != 200 || p.Hits(i) != 1 {
+		t.Errorf("after Times ran out: %d, hits %d", resp.StatusCode, p.Hits(i))
+	}
+
+	// Body and Status after effect.
+	p.Add(Fault{Path: `^/t$`, Body: Truncate(3), Status: 502})
+	before = reached.Load()
+	if resp, body, _ := get(t, p.URL+"/t"); resp.StatusCode != 502 || body != `{"l` {
+		t.Errorf("truncate: %d %q", resp.StatusCode, body)
+	}
+	if reached.Load() != before+1 {
+		t.Error("a truncated answer's request did not reach the backend")
+	}
+
+	// Query rewrite caps the page.
+	p.Add(Fault{Path: `^/list$`, Query: CapLimit(2)})
+	if _, body, _ := get(t, p.URL+"/list?limit=100"); body != `{"limit":"2"}` {
+		t.Errorf("cap: %q", body)
+	}
+
+	// Drop after effect: the request reached the backend, the caller gets no answer.
+	p.Add(Fault{Path: `^/drop$`, Drop: true})
+	before = reached.Load()
+	if _, _, err := get(t, p.URL+"/drop"); err == nil {
+		t.Error("drop: got an answer")
+	}
+	if reached.Load() <= before { // Go's transport may repeat a GET once on a closed reused connection
+		t.Error("a dropped request did not reach the backend")
+	}
+
+	// Hold: the answer waits for the release.
+	release := make(chan struct{})
+	p.Add(Fault{Path: `^/hold$`, Hold: release})
+	done := make(chan string, 1)
+	go func() {
+		_, body, _ := get(t, p.URL+"/hold")
+		done <- body
+	}()
+	select {
+	case <-done:
+		t.Fatal("a held answer arrived before the release")
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(release)
+	if body := <-done; body != `{"limit":""}` {
+		t.Errorf("held answer %q", body)
+	}
+
+	// Redirect.
+	p.Add(Fault{Path: `^/redir$`, Respond: Redirect("http://elsewhere.invalid/x")})
+	if resp, _, _ := get(t, p.URL+"/redir"); resp.StatusCode != 307 || resp.Header.Get("Location") != "http://elsewhere.invalid/x" {
+		t.Errorf("redirect: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+
+	if n := p.Count(http.MethodGet, `^/r$`); n != 2 {
+		t.Errorf("Count(/r) = %d, want 2", n)
+	}
+}
+
+func TestRecorder(t *testing.T) {
+	rec := StartRecorder()
+	defer rec.Close()
+	req, _ := http.NewRequest(http.MethodPost, rec.URL+"/x?q=1", strings.NewReader(url.Values{"pass": {"s3cret"}}.Encode()))
+	req.Header.Set("Authorization", "Bearer tok-123")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for _, s := range []string{"s3cret", "tok-123", "q=1"} {
+		if !rec.Contains(s) {
+			t.Errorf("the recorder did not see %q", s)
+		}
+	}
+	if rec.Contains("other") {
+		t.Error("Contains reports what was never sent")
+	}
+}

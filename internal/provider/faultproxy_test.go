@@ -1,0 +1,21 @@
+package provider
+
+import (
+	"testing"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
+)
+
+// newProxiedTestEmulator starts an emulator of the test's own behind a fault-injecting
+// proxy: the provider configuration and the test's client name the proxy, so every
+// request (the token flow's hrefs included) passes through it, while the returned
+// testEmulator's control surface reaches the emulator directly. what names the
+// faults the test needs; on an external platform the test is skipped.
+func newProxiedTestEmulator(t *testing.T, what string) (*testEmulator, *faultproxy.Proxy) {
+	t.Helper()
+	direct := newTestEmulatorWith(t, what, emulator.Options{RenderDelay: testRenderDelay})
+	p := faultproxy.Start(direct.URL)
+	t.Cleanup(p.Close)
+	return servedTestEmulator(t, direct.emu, p.URL), p
+}
