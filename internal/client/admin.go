@@ -75,8 +75,12 @@ func (c *Client) adminLogin(ctx context.Context, base string) (string, error) {
 	if err == nil && out.Token == "" {
 		err = fmt.Errorf("the answer holds no token")
 	}
+	if IsNotFound(err) {
+		// The login path always exists on the platform: only a wrong admin_url answers 404.
+		err = &AddressError{Setting: "admin_url", Address: base, Err: err}
+	}
 	if err != nil {
-		return "", fmt.Errorf("administrator login to %s as %q failed: %w", base, c.cfg.AdminUsername, err)
+		return "", fmt.Errorf("administrator login to %s as %q failed: %w", redactURL(base), c.cfg.AdminUsername, err)
 	}
 	logDebug(ctx, "administrator login succeeded", map[string]any{"user": c.cfg.AdminUsername})
 	return out.Token, nil
@@ -119,7 +123,7 @@ func (c *Client) GetExternalAuthentication(ctx context.Context) (*ExternalAuthen
 	}
 	resp, err := c.do(ctx, &request{method: http.MethodGet, url: base + "/externalauth", auth: authAdmin}, nil)
 	if err != nil {
-		return nil, err
+		return nil, singletonAddressError(base, err)
 	}
 	return parseExternalAuthentication(resp.body)
 }
@@ -133,9 +137,19 @@ func (c *Client) PutExternalAuthentication(ctx context.Context, s ExternalAuthen
 	}
 	resp, err := c.do(ctx, &request{method: http.MethodPut, url: base + "/externalauth", auth: authAdmin, body: s.document()}, nil)
 	if err != nil {
-		return nil, err
+		return nil, singletonAddressError(base, err)
 	}
 	return parseExternalAuthentication(resp.body)
+}
+
+// singletonAddressError turns a 404 of the settings singleton into an
+// *AddressError naming admin_url: the settings always exist (the contract
+// gives /externalauth no 404), so only a wrong address answers 404 there.
+func singletonAddressError(base string, err error) error {
+	if IsNotFound(err) {
+		return &AddressError{Setting: "admin_url", Address: base, Err: err}
+	}
+	return err
 }
 
 // document returns the wire form with numbered server sets.

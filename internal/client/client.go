@@ -26,6 +26,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -161,6 +162,10 @@ type Client struct {
 	token     tokenManager         // shared platform access token
 	discovery lazy[*authEndpoints] // hrefs of the token flow
 	registry  lazy[*serviceRoots]  // service registry document
+
+	// scoresCollectionSeen is set once the score list has answered, which
+	// confirms that a 404 on a score's address means the score is gone.
+	scoresCollectionSeen atomic.Bool
 
 	closeOnce sync.Once
 	closeErr  error
@@ -347,3 +352,6 @@ func (c *Client) RegistryURL() (string, error) {
 	}
 	return strings.TrimRight(c.cfg.PlatformURL, "/") + "/apis/registry;version=0/serviceroots", nil
 }
+
+// RequestTimeout returns the limit of one HTTP attempt (request_timeout).
+func (c *Client) RequestTimeout() time.Duration { return c.cfg.RequestTimeout }

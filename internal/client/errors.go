@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -115,14 +116,46 @@ func (e *UnknownOutcomeError) Error() string {
 	if detail == "" {
 		detail = "the request may have taken effect"
 	}
-	return fmt.Sprintf("%s %s: no answer, outcome unknown (%s): %v", e.Method, e.Path, detail, e.Err)
+	return fmt.Sprintf("%s %s: no usable answer, outcome unknown (%s): %v", e.Method, e.Path, detail, e.Err)
 }
 
 // Unwrap returns the transport error.
 func (e *UnknownOutcomeError) Unwrap() error { return e.Err }
 
-// statusOf returns the HTTP status carried by err's chain, or 0.
+// AddressError reports an answer that shows a configured address to be wrong: a
+// path the platform does not serve (a typo, or a gateway that lacks the route)
+// answered 404 where the platform itself never would. It is never a "not found":
+// IsNotFound is false for it, so no object is dropped from the state on its word.
+type AddressError struct {
+	// Setting is the provider attribute whose address failed, e.g. "publishing_url".
+	Setting string
+	// Address is the configured address (printed redacted).
+	Address string
+	// Err is the answer that showed it.
+	Err error
+}
+
+// Error leads with the setting to check, then the answer.
+func (e *AddressError) Error() string {
+	return fmt.Sprintf("%s %s does not address the platform's API: %v", e.Setting, redactURL(e.Address), e.Err)
+}
+
+// Unwrap returns the answer that showed the address wrong.
+func (e *AddressError) Unwrap() error { return e.Err }
+
+// IsAddressError reports whether err (or an error it wraps) is an *AddressError.
+func IsAddressError(err error) bool {
+	var a *AddressError
+	return errors.As(err, &a)
+}
+
+// statusOf returns the HTTP status carried by err's chain, or 0. An
+// *AddressError hides the status of the answer it wraps: that answer came from
+// something other than the platform's API.
 func statusOf(err error) int {
+	if IsAddressError(err) {
+		return 0
+	}
 	var apiErr *APIError
 	if errors.As(err, &apiErr) {
 		return apiErr.Status
@@ -169,4 +202,15 @@ func credentialsRejected(err error) bool {
 	}
 	var oauthErr *OAuthError
 	return errors.As(err, &oauthErr) && (oauthErr.ErrorCode == "invalid_client" || oauthErr.ErrorCode == "invalid_grant")
+}
+
+// redactURL returns an address fit to print: without user information, query or
+// fragment. A value that does not parse is replaced by a placeholder.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable address)"
+	}
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
+	return u.String()
 }

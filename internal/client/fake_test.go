@@ -193,6 +193,10 @@ func (f *fakePlatform) serve(w http.ResponseWriter, r *http.Request) {
 		delete(f.tokens, tok)
 		f.mu.Unlock()
 		w.WriteHeader(204)
+	case "GET " + fakeScores:
+		// The score collection answers (empty), so a 404 on a score's address
+		// counts as the score being gone.
+		writeJSON(w, 200, map[string]any{"scores": []any{}})
 	case "POST /api/v1/login":
 		_ = r.ParseForm()
 		if r.PostForm.Get("user") != fakeAdminUser || r.PostForm.Get("pass") != fakeAdminPass || r.PostForm.Get("r") != "createsession" {

@@ -118,7 +118,13 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 		}
 		if out != nil && len(bytes.TrimSpace(resp.body)) > 0 {
 			if err := json.Unmarshal(resp.body, out); err != nil {
-				return resp, fmt.Errorf("%s %s: decoding response: %w", r.method, pathOf(resp.url), err)
+				err = fmt.Errorf("the answer (HTTP %d) cannot be read: %w", resp.status, err)
+				if !r.retrySafe && !idempotent(r.method) {
+					// The platform acted (2xx) but its answer does not say how: as good
+					// as no answer for a call that is not safe to repeat.
+					return resp, &UnknownOutcomeError{Method: r.method, Path: pathOf(resp.url), Detail: r.outcomeDetail, Err: err}
+				}
+				return resp, fmt.Errorf("%s %s: %w", r.method, pathOf(resp.url), err)
 			}
 		}
 		return resp, nil

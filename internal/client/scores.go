@@ -260,11 +260,16 @@ func (c *Client) PublishScore(ctx context.Context, in PublishScoreInput) (*Score
 			method: http.MethodPost, url: base + "/scores", body: body, auth: authPlatform,
 			outcomeDetail: "the score may have been created",
 		}, &out)
+		if err == nil && (out.Score == nil || out.Score.ID == "") {
+			// The platform accepted the request (2xx) but its answer does not say
+			// which score it created: as good as no answer.
+			err = &UnknownOutcomeError{
+				Method: http.MethodPost, Path: pathOf(mustParse(base + "/scores")),
+				Detail: "the score may have been created", Err: errors.New("the answer holds no score"),
+			}
+		}
 		switch {
 		case err == nil:
-			if out.Score == nil || out.Score.ID == "" {
-				return nil, errors.New("publishing score: the answer holds no score")
-			}
 			return out.Score, nil
 
 		case IsUnknownOutcome(err) && in.Alias != "" && ctx.Err() == nil:
@@ -329,7 +334,7 @@ func (c *Client) GetScore(ctx context.Context, idOrAlias string) (*Score, error)
 		Score *Score `json:"score"`
 	}
 	if _, err := c.do(ctx, &request{method: http.MethodGet, url: u, auth: authPlatform}, &out); err != nil {
-		return nil, err
+		return nil, c.confirmScoreGone(ctx, err)
 	}
 	if out.Score == nil {
 		return nil, fmt.Errorf("reading score %q: the answer holds no score", idOrAlias)
@@ -373,12 +378,16 @@ func (c *Client) ListScores(ctx context.Context, in ListScoresInput) ([]*Score, 
 }
 
 // AllScores iterates over every score matching criteria from offset on, in
-// pages of MaxListLimit, stopping after limit scores when limit > 0. It stops
-// at the first page shorter than requested, so N scores cost N/100+1 requests
-// (fewer when limit is reached first). An error ends the sequence.
+// pages of MaxListLimit, stopping after limit scores when limit > 0. A platform
+// may cap its pages below the size asked for, so a short page ends the walk
+// only after a full page has shown the platform's page size; otherwise the walk
+// goes on until a page comes back empty. N scores cost N/100+1 requests on a
+// platform that serves full pages (one more when N < 100). An error ends the
+// sequence.
 func (c *Client) AllScores(ctx context.Context, criteria ScoreCriteria, offset, limit int) iter.Seq2[*Score, error] {
 	return func(yield func(*Score, error) bool) {
 		n := 0
+		fullPageSeen := false // a page as long as asked: the platform serves pages that long
 		for {
 			size := MaxListLimit
 			if limit > 0 {
@@ -398,9 +407,12 @@ func (c *Client) AllScores(ctx context.Context, criteria ScoreCriteria, offset, 
 					return
 				}
 			}
-			if len(page) < size || (limit > 0 && n >= limit) {
+			// A short page ends the walk only once the platform has shown that it
+			// serves full pages; otherwise it may cap pages below the size asked.
+			if len(page) == 0 || (limit > 0 && n >= limit) || (len(page) < size && fullPageSeen) {
 				return
 			}
+			fullPageSeen = fullPageSeen || len(page) == size
 		}
 	}
 }
@@ -458,7 +470,49 @@ func (c *Client) DeleteScore(ctx context.Context, idOrAlias string, purge bool) 
 		q = url.Values{"purge": {"true"}}
 	}
 	_, err = c.do(ctx, &request{method: http.MethodDelete, url: u, query: q, auth: authPlatform}, nil)
-	return err
+	return c.confirmScoreGone(ctx, err)
+}
+
+// confirmScoreGone checks a 404 from a score's address before it counts as "the
+// score is gone" (contract §0): a wrong publishing address or a gateway without
+// the route answers 404 too. The score collection must answer (GET
+// /scores?limit=1 → 200); once it has, the answer is remembered for the life of
+// the client. When it does not, the 404 becomes an *AddressError, for which
+// IsNotFound is false. Any other error is returned as it is.
+func (c *Client) confirmScoreGone(ctx context.Context, err error) error {
+	if !IsNotFound(err) || c.scoresCollectionSeen.Load() {
+		return err
+	}
+	base, berr := c.PublishingURL()
+	if berr != nil {
+		return err
+	}
+	_, lerr := c.do(ctx, &request{method: http.MethodGet, url: base + "/scores", query: url.Values{"limit": {"1"}}, auth: authPlatform}, nil)
+	switch {
+	case lerr == nil:
+		c.scoresCollectionSeen.Store(true)
+		return err
+	case IsNotFound(lerr):
+		setting := "publishing_url"
+		if c.cfg.PublishingURL == "" {
+			setting = "admin_url (with publishing_service)"
+		}
+		return &AddressError{Setting: setting, Address: base, Err: fmt.Errorf("%w; and the score list at the same address answered %w", err, lerr)}
+	default:
+		return fmt.Errorf("%w (whether the score is gone is unknown: checking the score list failed: %w)", stripNotFound(err), lerr)
+	}
+}
+
+// stripNotFound returns err's text as an error for which IsNotFound is false.
+func stripNotFound(err error) error { return errors.New(err.Error()) }
+
+// mustParse parses an address the client built itself.
+func mustParse(s string) *url.URL {
+	u, err := url.Parse(s)
+	if err != nil {
+		return &url.URL{Path: s}
+	}
+	return u
 }
 
 // CreateView creates a time-limited view of a score (UUID or alias).
@@ -521,24 +575,40 @@ func (c *Client) Health(ctx context.Context) (*Health, error) {
 }
 
 // WaitForRendering polls a score, backing off from 100 ms to 2 s, until its
-// status leaves pending and rendering, and returns it; status "error" is
-// returned as a score, not as an error. When ctx ends first it returns the
-// last score read with the context's error.
+// status is idle or error, and returns it; status "error" is returned as a
+// score, not as an error. A status the contract does not name (say "queued")
+// is waited out like pending: only ctx ends the wait then. When ctx ends or a
+// read fails, it returns the last score read (nil if none) with the error.
 func (c *Client) WaitForRendering(ctx context.Context, idOrAlias string) (*Score, error) {
 	delay := pollStart
+	var last *Score
 	for {
 		s, err := c.GetScore(ctx, idOrAlias)
 		if err != nil {
-			return nil, err
+			return last, err
 		}
-		if s.Status != ScoreStatusPending && s.Status != ScoreStatusRendering {
+		last = s
+		if s.Status == ScoreStatusIdle || s.Status == ScoreStatusError {
 			return s, nil
 		}
+		if !KnownScoreStatus(s.Status) {
+			logDebug(ctx, "score has a status the provider does not know; waiting on", map[string]any{"status": s.Status})
+		}
 		if err := sleepCtx(ctx, delay); err != nil {
-			return s, fmt.Errorf("waiting for score %s to render (status %s): %w", idOrAlias, s.Status, err)
+			return s, fmt.Errorf("waiting for score %s to render (status %q): %w", idOrAlias, s.Status, err)
 		}
 		delay = min(delay*2, pollMax)
 	}
+}
+
+// KnownScoreStatus reports whether status is one the contract names: pending,
+// rendering, idle or error.
+func KnownScoreStatus(status string) bool {
+	switch status {
+	case ScoreStatusPending, ScoreStatusRendering, ScoreStatusIdle, ScoreStatusError:
+		return true
+	}
+	return false
 }
 
 // sleepCtx waits for d or until ctx ends.

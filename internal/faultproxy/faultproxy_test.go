@@ -1,6 +1,7 @@
 package faultproxy
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -24,19 +25,30 @@ func backend(t *testing.T) (*httptest.Server, *atomic.Int32) {
 	return srv, &n
 }
 
-func get(t *testing.T, u string) (*http.Response, string, error) {
+// answer is what get saw of one exchange.
+type answer struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func get(t *testing.T, u string) (answer, error) {
 	t.Helper()
 	c := &http.Client{
 		Timeout:       10 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	resp, err := c.Get(u)
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, u, nil)
 	if err != nil {
-		return nil, "", err
+		t.Fatal(err)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return answer{}, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	return resp, string(b), err
+	return answer{resp.StatusCode, resp.Header, string(b)}, err
 }
 
 func TestProxyFaults(t *testing.T) {
@@ -45,32 +57,32 @@ func TestProxyFaults(t *testing.T) {
 	defer p.Close()
 
 	// No fault: forwarded as is, Host kept.
-	resp, body, err := get(t, p.URL+"/a?limit=5")
-	if err != nil || resp.StatusCode != 200 || body != `{"limit":"5"}` {
-		t.Fatalf("plain: %v %v %q", resp, err, body)
+	a, err := get(t, p.URL+"/a?limit=5")
+	if err != nil || a.status != 200 || a.body != `{"limit":"5"}` {
+		t.Fatalf("plain: %+v %v", a, err)
 	}
-	if h := resp.Header.Get("X-Host"); h != strings.TrimPrefix(p.URL, "http://") {
+	if h := a.header.Get("X-Host"); h != strings.TrimPrefix(p.URL, "http://") {
 		t.Errorf("the backend saw Host %q, want the proxy's", h)
 	}
 
 	// Respond: not forwarded; applies Times times only.
 	i := p.Add(Fault{Method: http.MethodGet, Path: `^/r$`, Times: 1, Respond: &Answer{Status: 503, Body: "busy"}})
 	before := reached.Load()
-	if resp, body, _ := get(t, p.URL+"/r"); resp.StatusCode != 503 || body != "busy" {
-		t.Errorf("respond: %d %q", resp.StatusCode, body)
+	if a, _ := get(t, p.URL+"/r"); a.status != 503 || a.body != "busy" {
+		t.Errorf("respond: %+v", a)
 	}
 	if reached.Load() != before {
 		t.Error("an answered request was forwarded")
 	}
-	if resp, _, _ := get(t, p.URL+"/r"); resp.StatusCode != 200 || p.Hits(i) != 1 {
-		t.Errorf("after Times ran out: %d, hits %d", resp.StatusCode, p.Hits(i))
+	if a, _ := get(t, p.URL+"/r"); a.status != 200 || p.Hits(i) != 1 {
+		t.Errorf("after Times ran out: %d, hits %d", a.status, p.Hits(i))
 	}
 
 	// Body and Status after effect.
 	p.Add(Fault{Path: `^/t$`, Body: Truncate(3), Status: 502})
 	before = reached.Load()
-	if resp, body, _ := get(t, p.URL+"/t"); resp.StatusCode != 502 || body != `{"l` {
-		t.Errorf("truncate: %d %q", resp.StatusCode, body)
+	if a, _ := get(t, p.URL+"/t"); a.status != 502 || a.body != `{"l` {
+		t.Errorf("truncate: %+v", a)
 	}
 	if reached.Load() != before+1 {
 		t.Error("a truncated answer's request did not reach the backend")
@@ -78,14 +90,14 @@ func TestProxyFaults(t *testing.T) {
 
 	// Query rewrite caps the page.
 	p.Add(Fault{Path: `^/list$`, Query: CapLimit(2)})
-	if _, body, _ := get(t, p.URL+"/list?limit=100"); body != `{"limit":"2"}` {
-		t.Errorf("cap: %q", body)
+	if a, _ := get(t, p.URL+"/list?limit=100"); a.body != `{"limit":"2"}` {
+		t.Errorf("cap: %q", a.body)
 	}
 
 	// Drop after effect: the request reached the backend, the caller gets no answer.
 	p.Add(Fault{Path: `^/drop$`, Drop: true})
 	before = reached.Load()
-	if _, _, err := get(t, p.URL+"/drop"); err == nil {
+	if _, err := get(t, p.URL+"/drop"); err == nil {
 		t.Error("drop: got an answer")
 	}
 	if reached.Load() <= before { // Go's transport may repeat a GET once on a closed reused connection
@@ -97,8 +109,8 @@ func TestProxyFaults(t *testing.T) {
 	p.Add(Fault{Path: `^/hold$`, Hold: release})
 	done := make(chan string, 1)
 	go func() {
-		_, body, _ := get(t, p.URL+"/hold")
-		done <- body
+		a, _ := get(t, p.URL+"/hold")
+		done <- a.body
 	}()
 	select {
 	case <-done:
@@ -112,8 +124,8 @@ func TestProxyFaults(t *testing.T) {
 
 	// Redirect.
 	p.Add(Fault{Path: `^/redir$`, Respond: Redirect("http://elsewhere.invalid/x")})
-	if resp, _, _ := get(t, p.URL+"/redir"); resp.StatusCode != 307 || resp.Header.Get("Location") != "http://elsewhere.invalid/x" {
-		t.Errorf("redirect: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	if a, _ := get(t, p.URL+"/redir"); a.status != 307 || a.header.Get("Location") != "http://elsewhere.invalid/x" {
+		t.Errorf("redirect: %+v", a)
 	}
 
 	if n := p.Count(http.MethodGet, `^/r$`); n != 2 {
@@ -124,7 +136,7 @@ func TestProxyFaults(t *testing.T) {
 func TestRecorder(t *testing.T) {
 	rec := StartRecorder()
 	defer rec.Close()
-	req, _ := http.NewRequest(http.MethodPost, rec.URL+"/x?q=1", strings.NewReader(url.Values{"pass": {"s3cret"}}.Encode()))
+	req, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, rec.URL+"/x?q=1", strings.NewReader(url.Values{"pass": {"s3cret"}}.Encode()))
 	req.Header.Set("Authorization", "Bearer tok-123")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
