@@ -383,7 +383,12 @@ func clientFromProviderData(providerData any, diags *diag.Diagnostics) *client.C
 func addClientError(diags *diag.Diagnostics, summary, detail string, err error) {
 	var missing *client.MissingSettingError
 	var oauthErr *client.OAuthError
+	var addrErr *client.AddressError
 	switch {
+	case errors.As(err, &addrErr):
+		diags.AddError(summary, fmt.Sprintf("The provider setting %s does not address the platform's API: the platform answered 404 "+
+			"for a path it always serves, so the address is wrong (a typo, or a gateway without the route). Nothing was changed "+
+			"and nothing was removed from the state. Correct %s and run again.\n\nError: %s", addrErr.Setting, addrErr.Setting, err))
 	case errors.As(err, &missing):
 		msg := fmt.Sprintf("The provider setting %q is needed here and is not set. Set it in the provider configuration or in the "+
 			"environment variable %s", missing.Setting, missing.EnvVar)

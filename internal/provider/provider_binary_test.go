@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -37,6 +36,11 @@ func TestAccProviderBinary(t *testing.T) {
 		w.write(resources)
 		return w
 	}
+
+	t.Run("interrupt during publish", func(t *testing.T) {
+		t.Parallel()
+		testInterruptedPublish(t, newWorkspace)
+	})
 
 	t.Run("logout after every command", func(t *testing.T) {
 		t.Parallel()
@@ -203,10 +207,7 @@ terraform {
 // run runs terraform with args and returns its combined output; a failure fails the test.
 func (w *workspace) run(args ...string) string {
 	w.t.Helper()
-	args = append(args, "-no-color", "-input=false")
-	cmd := exec.CommandContext(context.Background(), w.terraform, args...)
-	cmd.Dir = w.dir
-	cmd.Env = append(cleanEnv(), "TF_CLI_CONFIG_FILE="+w.cliConfig, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
+	cmd := w.command(args...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		w.t.Fatalf("terraform %s: %v\n%s", strings.Join(args, " "), err, out)

@@ -154,7 +154,7 @@ resource "mediaplatform_score" "test" {
   score_url = "https://cdn.example/scores/dropped.sib"
 }
 `,
-			ExpectError: errorPattern("Unable to publish score", "may have been published", "import it"),
+			ExpectError: errorPattern("Unable to publish score", "may have published the score", "terraform import"),
 		}},
 	})
 	if s := ctl.Stats(); s.Scores != 1 || s.Requests[publishRoute(ctl)] != 1 {

@@ -139,11 +139,9 @@ func (r *externalAuthenticationResource) Read(ctx context.Context, req resource.
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	// The settings are a singleton that always exists: no answer removes it from
+	// the state (a 404 comes back as an address error).
 	current, err := r.client.GetExternalAuthentication(ctx)
-	if client.IsNotFound(err) {
-		resp.State.RemoveResource(ctx)
-		return
-	}
 	if err != nil {
 		addClientError(&resp.Diagnostics, "Unable to read external authentication settings",
 			externalAuthDetail("The external authentication settings could not be read. Check that admin_username is an administrator."), err)
@@ -190,7 +188,7 @@ func (r *externalAuthenticationResource) Delete(ctx context.Context, req resourc
 	settings := state.settings()
 	settings.Enabled = false
 	_, err := r.client.PutExternalAuthentication(ctx, settings)
-	if err != nil && !client.IsNotFound(err) {
+	if err != nil {
 		addClientError(&resp.Diagnostics, "Unable to disable external authentication",
 			externalAuthDetail("deletion_policy is \"disable\", and switching external authentication off failed. Fix the cause and destroy again, "+
 				"or set deletion_policy = \"retain\" to only remove the resource from the state."), err)

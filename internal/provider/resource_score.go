@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -103,13 +104,19 @@ func (r *scoreResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"wait_for_rendering": schema.BoolAttribute{
 				MarkdownDescription: "Whether creating the score waits until rendering has finished (status `idle` or `error`), " +
 					"within the `create` timeout. A score whose rendering fails (`error`) fails the apply and is left tainted, " +
-					"so the next apply replaces it. Default `true`. Changes apply in place.",
+					"so the next apply replaces it. When only the wait fails (the `create` timeout runs out while the score is " +
+					"`pending` or `rendering`, the platform rate-limits or fails the status reads, or the run is interrupted), " +
+					"the score is healthy as far as anyone knows: the apply warns, the score stays in the state untainted, and " +
+					"the next refresh reads its status. A status other than `pending`, `rendering`, `idle` and `error` is waited " +
+					"out like `pending`; if it is still there when the `create` timeout runs out, the apply fails naming it and " +
+					"the score is left tainted. Default `true`. Changes apply in place.",
 				Optional: true,
 				Computed: true,
 				Default:  booldefault.StaticBool(true),
 			},
 			"status": schema.StringAttribute{
-				MarkdownDescription: "Rendering status: `pending`, `rendering`, `idle` (rendered, ready) or `error` (rendering failed).",
+				MarkdownDescription: "Rendering status: `pending`, `rendering`, `idle` (rendered, ready) or `error` (rendering failed); " +
+					"a status the platform adds later is shown as it is.",
 				Computed:            true,
 			},
 			"created_at": schema.StringAttribute{
@@ -150,22 +157,22 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	score, err := r.client.PublishScore(ctx, client.PublishScoreInput{
+	// A publish already on the wire when Terraform is interrupted (Ctrl-C) may finish,
+	// for at most request_timeout more, so that its result reaches the state instead of
+	// leaving an orphan on the platform that the next apply would publish again.
+	publishCtx, stopPublish := withGrace(ctx, r.client.RequestTimeout())
+	score, err := r.client.PublishScore(publishCtx, client.PublishScoreInput{
 		ScoreURL:  plan.ScoreURL.ValueString(),
 		Alias:     plan.ScoreID.ValueString(),
 		Transpose: plan.Transpose.ValueBool(),
 	})
+	stopPublish()
 	if err != nil {
-		what := "Check score_url and, if set, that score_id is not used by another score (import that score instead to manage it)."
-		if client.IsUnknownOutcome(err) {
-			what = "The platform gave no answer and the score may have been published anyway: look for it by its score_url " +
-				"and import it, or delete it, before applying again."
-		}
-		addClientError(&resp.Diagnostics, "Unable to publish score", plan.detail(what), err)
+		addClientError(&resp.Diagnostics, "Unable to publish score", plan.detail(publishHint(err, plan.ScoreID.ValueString())), err)
 		return
 	}
 	// The score exists from now on: record it before waiting, so that a failure while
-	// waiting leaves it in the state (tainted) rather than orphaned on the platform.
+	// waiting leaves it in the state rather than orphaned on the platform.
 	plan.refresh(score)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	if resp.Diagnostics.HasError() || !plan.WaitForRendering.ValueBool() {
@@ -177,22 +184,65 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 		plan.refresh(rendered)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
+	// Only a rendering that failed (status error) or a status nobody knows taints the
+	// score: the score itself is then in doubt. When only the wait failed (a timeout, a
+	// rate limit, an interrupt, a lost token), the score is healthy as far as anyone
+	// knows: it stays in the state untainted and the next refresh reads its status.
 	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		resp.Diagnostics.AddError("Timed out waiting for score rendering",
-			plan.detail(fmt.Sprintf("The score was published but had status %q when the create timeout (%s) ran out. It is kept "+
-				"as tainted and replaced on the next apply; raise timeouts.create or set wait_for_rendering = false.",
-				plan.Status.ValueString(), timeout))+"\n\nError: "+err.Error())
-	case err != nil:
-		addClientError(&resp.Diagnostics, "Unable to wait for score rendering",
-			plan.detail("The score was published, but reading its status failed. It is kept as tainted and replaced on the next apply."), err)
-	case rendered.Status == client.ScoreStatusError:
+	case err == nil && rendered.Status == client.ScoreStatusError:
 		resp.Diagnostics.AddError("Score rendering failed",
 			plan.detail(fmt.Sprintf("The score reached status %q: the platform could not render the score file at score_url %q. "+
 				"Check that the address serves a valid score file the platform can reach. The score is kept as tainted and "+
 				"replaced on the next apply.\n\nScore as returned by the platform: %s",
 				rendered.Status, rendered.ScoreURL, rendered.Raw)))
+	case err == nil:
+	case rendered != nil && !client.KnownScoreStatus(rendered.Status) && errors.Is(err, context.DeadlineExceeded):
+		resp.Diagnostics.AddError("Score rendering did not finish",
+			plan.detail(fmt.Sprintf("The score was published, but its status was still %q, a status the provider does not know "+
+				"(it knows pending, rendering, idle and error), when the create timeout (%s) ran out. The score is kept as "+
+				"tainted and replaced on the next apply.", rendered.Status, timeout))+"\n\nError: "+err.Error())
+	case errors.Is(err, context.DeadlineExceeded):
+		resp.Diagnostics.AddWarning("Score rendering still in progress",
+			plan.detail(fmt.Sprintf("The score was published and had status %q when the create timeout (%s) ran out. It is kept "+
+				"in the state (not tainted) and its status is read again on the next refresh; raise timeouts.create or set "+
+				"wait_for_rendering = false to stop waiting.", plan.Status.ValueString(), timeout)))
+	default:
+		resp.Diagnostics.AddWarning("Unable to confirm score rendering",
+			plan.detail(fmt.Sprintf("The score was published, but waiting for its rendering stopped (status %q when last read): "+
+				"it is kept in the state (not tainted) and its status is read again on the next refresh.\n\nError: %s",
+				plan.Status.ValueString(), err)))
 	}
+}
+
+// publishHint says what to do about a failed publish, by its cause.
+func publishHint(err error, alias string) string {
+	var apiErr *client.APIError
+	status := 0
+	if errors.As(err, &apiErr) {
+		status = apiErr.Status
+	}
+	switch {
+	case client.IsUnknownOutcome(err) && alias == "":
+		return "The platform may have published the score although its answer was lost or could not be read. Before applying " +
+			"again, find it (data source mediaplatform_scores with score_url set to this address) and import it with " +
+			"`terraform import` and its UUID, or delete it; setting score_id lets the provider recognise its own score by itself."
+	case client.IsUnknownOutcome(err):
+		return fmt.Sprintf("The platform may have published the score although its answer was lost, and looking it up by its "+
+			"alias failed too. Before applying again, check whether a score with alias %q exists and import it with "+
+			"`terraform import` and the alias.", alias)
+	case client.IsConflict(err):
+		return fmt.Sprintf("The alias %q (score_id) is used by another score: import that score with `terraform import` and "+
+			"the alias to manage it, or choose another score_id.", alias)
+	case status == http.StatusTooManyRequests:
+		return "The platform kept answering 429 Too Many Requests (its rate limit): raise max_retries, or lower the number of " +
+			"concurrent operations (terraform apply -parallelism=N)."
+	case status >= 500:
+		return "The platform answered with a server error: try again later; if it persists, check the platform's health " +
+			"(data source mediaplatform_health)."
+	case client.IsBadArgument(err):
+		return "The platform refused the arguments: check score_url and, if set, score_id."
+	}
+	return "Check the provider's platform address and the network, then apply again."
 }
 
 func (r *scoreResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -215,22 +216,69 @@ func (r *scoreViewResource) Create(ctx context.Context, req resource.CreateReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	plan.create(ctx, r.client, "View", &resp.Diagnostics)
+	scoreUUID := plan.create(ctx, r.client, "View", &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, viewScoreKey, privateString(scoreUUID))...)
 }
 
-// Read keeps the state as it is: the API cannot read a view back. Expiry is handled
-// at plan time by ModifyPlan.
+// viewScoreKey is the private state key holding the UUID of the score a view was
+// created for: score may name it by alias, and an alias can move to another score.
+const viewScoreKey = "score_uuid"
+
+// Read cannot read the view back (the API has no such call), but it checks the view's
+// score: a view whose score is gone, or whose alias now names another score, opens
+// nothing any more, so it leaves the state and the plan creates a new one. Expiry is
+// handled at plan time by ModifyPlan.
 func (r *scoreViewResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state scoreViewModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	score, err := r.client.GetScore(ctx, state.Score.ValueString())
+	if client.IsNotFound(err) {
+		resp.Diagnostics.AddWarning("Score view no longer works",
+			fmt.Sprintf("The score %q of view %s no longer exists, so the view's viewer_url opens nothing; the view is "+
+				"removed from the state and the plan creates a new one.", state.Score.ValueString(), state.ID.ValueString()))
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		addClientError(&resp.Diagnostics, "Unable to read the score of a score view",
+			fmt.Sprintf("View %s of score %q: reading the score failed.", state.ID.ValueString(), state.Score.ValueString()), err)
+		return
+	}
+	recorded, diags := req.Private.GetKey(ctx, viewScoreKey)
+	resp.Diagnostics.Append(diags...)
+	if was := privateStringValue(recorded); was != "" && was != score.ID {
+		resp.Diagnostics.AddWarning("Score view no longer works",
+			fmt.Sprintf("The view %s was created for score %s, but %q now names score %s (the score was replaced outside "+
+				"Terraform), so the view's viewer_url opens nothing; the view is removed from the state and the plan creates "+
+				"a new one.", state.ID.ValueString(), was, state.Score.ValueString(), score.ID))
+		resp.State.RemoveResource(ctx)
+		return
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	// A state written before the score was recorded learns it now.
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, viewScoreKey, privateString(score.ID))...)
+}
+
+// privateString encodes s as a private state value (which must be JSON).
+func privateString(s string) []byte {
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// privateStringValue decodes a private state value written by privateString ("" if none).
+func privateStringValue(b []byte) string {
+	var s string
+	if len(b) == 0 || json.Unmarshal(b, &s) != nil {
+		return ""
+	}
+	return s
 }
 
 // Update handles renew_before, the only argument that does not replace the view.
@@ -248,8 +296,9 @@ func (r *scoreViewResource) Delete(context.Context, resource.DeleteRequest, *res
 }
 
 // create creates the view the arguments describe and sets the attributes the
-// platform computes. what names the view in an error detail.
-func (m *scoreViewAttributesModel) create(ctx context.Context, c *client.Client, what string, diags *diag.Diagnostics) {
+// platform computes; it returns the UUID of the viewed score. what names the view in
+// an error detail.
+func (m *scoreViewAttributesModel) create(ctx context.Context, c *client.Client, what string, diags *diag.Diagnostics) (scoreUUID string) {
 	in := client.ViewInput{
 		Pages:         m.Pages.ValueString(),
 		LicenseString: m.LicenseString.ValueString(),
@@ -268,10 +317,11 @@ func (m *scoreViewAttributesModel) create(ctx context.Context, c *client.Client,
 		}
 		addClientError(diags, "Unable to create score view",
 			fmt.Sprintf("%s of score %q: %s", what, m.Score.ValueString(), hint), err)
-		return
+		return ""
 	}
 	m.ID = types.StringValue(view.ID)
 	m.ViewerURL = types.StringValue(view.ViewerURL)
 	m.CreatedAt = timeValue(view.CreatedAt)
 	m.ExpiresAt = timeValue(view.ExpiresAt)
+	return view.ScoreID
 }

@@ -1,0 +1,457 @@
+package provider
+
+// State stays true: under answers that lie (a 404 from a wrong address, a 2xx nobody
+// can read, short pages, unknown statuses), failed waits and Ctrl-C, Terraform never
+// forgets, duplicates or needlessly replaces a score it manages. Each test asserts on
+// the state and on the emulator.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
+)
+
+// wantScores checks that the emulator holds n scores.
+func wantScores(ctl *emulator.Emulator, n int) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if got := ctl.Stats().Scores; got != n {
+			return fmt.Errorf("the emulator holds %d scores, want %d", got, n)
+		}
+		return nil
+	}
+}
+
+// wantTainted checks the tainted flag of a resource in the state.
+func wantTainted(address string, tainted bool) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		r, ok := s.RootModule().Resources[address]
+		if !ok {
+			return fmt.Errorf("%s is not in the state", address)
+		}
+		if r.Primary.Tainted != tainted {
+			return fmt.Errorf("%s: tainted = %v, want %v", address, r.Primary.Tainted, tainted)
+		}
+		return nil
+	}
+}
+
+// TestAccState_wrongAddressForgetsNothing points publishing_url and admin_url at
+// paths the platform does not serve: refresh, apply and destroy fail naming the
+// setting, the state keeps every object, and once the address is right again the plan
+// is empty (nothing published twice).
+func TestAccState_wrongAddressForgetsNothing(t *testing.T) {
+	t.Parallel()
+	emu, proxy := newProxiedTestEmulator(t, "a gateway without the settings route")
+	ctl := emu.control(t, "score counts")
+	resources := fmt.Sprintf(`
+resource "mediaplatform_score" "aliased" {
+  score_url = %q
+  score_id  = "wrong-address"
+}
+resource "mediaplatform_score" "plain" {
+  score_url = %q
+}
+resource "mediaplatform_external_authentication" "test" {
+  domain_name = "CORP"
+  enabled     = true
+}
+`, accScoreURL("aliased"), accScoreURL("plain"))
+	wrongPublishing := providerConfigPlus(emu, fmt.Sprintf("publishing_url = %q",
+		emu.adminURL()+"/apis/media.publishin;version=2;realm=global")) + resources
+	right := emu.providerConfig() + resources
+	wrongAdmin := strings.Replace(right, emu.adminURL(), emu.URL+"/api/v2", 1)
+	settingsEnabled := func(*terraform.State) error {
+		s, err := emu.client(t).GetExternalAuthentication(context.Background())
+		if err != nil || !s.Enabled {
+			return fmt.Errorf("external authentication is no longer enabled: %+v, %w", s, err)
+		}
+		return nil
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{
+			{Config: right, Check: wantScores(ctl, 2)},
+			{Config: wrongPublishing, ExpectError: regexp.MustCompile(`publishing_url does not address the platform's API`)},
+			// A wrong admin_url: the login answers 404.
+			{Config: wrongAdmin, ExpectError: regexp.MustCompile(`admin_url does not address the platform's API`)},
+			// A gateway that lacks the settings route: the singleton can never be missing.
+			{
+				PreConfig: func() {
+					proxy.Add(faultproxy.Fault{Path: `/externalauth$`, Respond: &faultproxy.Answer{Status: http.StatusNotFound}})
+				},
+				Config:      right,
+				ExpectError: regexp.MustCompile(`admin_url does not address the platform's API`),
+			},
+			{Config: right, Destroy: true, ExpectError: regexp.MustCompile(`admin_url does not address`)},
+			{
+				PreConfig:   proxy.Clear,
+				Config:      wrongPublishing,
+				Destroy:     true,
+				ExpectError: regexp.MustCompile(`publishing_url does not address`),
+			},
+			{
+				Config: right,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeTestCheckFunc(wantScores(ctl, 2), settingsEnabled),
+			},
+		},
+	})
+	if n := ctl.Stats().Scores; n != 0 {
+		t.Errorf("%d scores left after the final destroy", n)
+	}
+}
+
+// TestAccState_unreadablePublishAnswer answers the publish with a truncated 2xx: the
+// score with an alias is recognised and kept; the one without is reported as maybe
+// published, with how to find and import it, and is not published twice on its own.
+func TestAccState_unreadablePublishAnswer(t *testing.T) {
+	t.Parallel()
+	emu, proxy := newProxiedTestEmulator(t, "a truncated publish answer")
+	ctl := emu.control(t, "score counts")
+	proxy.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/scores$`, Body: faultproxy.Truncate(25)})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{
+			{
+				Config: emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score" "aliased" {
+  score_url = %q
+  score_id  = "truncated"
+}
+`, accScoreURL("truncated")),
+				Check: resource.ComposeTestCheckFunc(wantScores(ctl, 1),
+					resource.TestCheckResourceAttr("mediaplatform_score.aliased", "score_id", "truncated")),
+			},
+			{
+				Config: emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score" "aliased" {
+  score_url = %q
+  score_id  = "truncated"
+}
+resource "mediaplatform_score" "plain" {
+  score_url = %q
+}
+`, accScoreURL("truncated"), accScoreURL("plain")),
+				ExpectError: errorPattern("Unable to publish score", "may have published the score", "mediaplatform_scores", "terraform import"),
+			},
+			{
+				PreConfig: func() {
+					if n := ctl.Stats().Scores; n != 2 {
+						t.Errorf("after the unreadable answer the emulator holds %d scores, want 2", n)
+					}
+					proxy.Clear()
+				},
+				Config: emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score" "aliased" {
+  score_url = %q
+  score_id  = "truncated"
+}
+`, accScoreURL("truncated")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+		},
+	})
+	// The score whose answer was lost is the user's to import or delete: remove it here.
+	c := emu.client(t)
+	scores, err := c.ListAllScores(context.Background(), client.ScoreCriteria{ScoreURL: accScoreURL("plain")}, 0, 0)
+	if err != nil || len(scores) != 1 {
+		t.Fatalf("the score without alias: %d found, %v", len(scores), err)
+	}
+	if err := c.DeleteScore(context.Background(), scores[0].ID, false); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAccState_failedWaitDoesNotTaint fails every status read after the publish: the
+// score is healthy, so it stays in the state untainted (with a warning) and the next
+// plan, once the platform answers again, is empty: nothing replaced.
+func TestAccState_failedWaitDoesNotTaint(t *testing.T) {
+	t.Parallel()
+	for name, answer := range map[string]*faultproxy.Answer{
+		"rate limit":   {Status: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {"0"}}},
+		"server error": {Status: http.StatusServiceUnavailable},
+		"bad gateway":  {Status: http.StatusBadGateway},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			emu, proxy := newProxiedTestEmulator(t, "failing status reads")
+			ctl := emu.control(t, "score counts")
+			// Two attempts (max_retries = 1) of the first status read fail, so the wait ends.
+			proxy.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/scores/[^/]+$`, Respond: answer, Times: 2})
+			config := providerConfigPlus(emu, "max_retries = 1") + fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  score_url = %q
+}
+`, accScoreURL("wait-"+strings.ReplaceAll(name, " ", "-")))
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviderFactories(t),
+				Steps: []resource.TestStep{
+					{
+						Config: config,
+						Check: resource.ComposeTestCheckFunc(wantScores(ctl, 1), wantTainted("mediaplatform_score.test", false),
+							resource.TestCheckResourceAttr("mediaplatform_score.test", "status", "pending")),
+					},
+					{
+						PreConfig: proxy.Clear,
+						Config:    config,
+						ConfigPlanChecks: resource.ConfigPlanChecks{
+							PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+						},
+						Check: resource.ComposeTestCheckFunc(wantScores(ctl, 1),
+							resource.TestMatchResourceAttr("mediaplatform_score.test", "status", regexp.MustCompile(`^(rendering|idle)$`))),
+					},
+				},
+			})
+		})
+	}
+}
+
+// TestAccState_unknownStatusFails rewrites the score's status to values the contract
+// does not name: the create waits until its timeout and then fails naming the status
+// (the score is tainted), instead of reporting success.
+func TestAccState_unknownStatusFails(t *testing.T) {
+	t.Parallel()
+	emu, proxy := newProxiedTestEmulator(t, "a rewritten status")
+	ctl := emu.control(t, "score counts")
+	proxy.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/scores/[^/]+$`, Body: func(b []byte) []byte {
+		var doc map[string]map[string]any
+		if json.Unmarshal(b, &doc) != nil || doc["score"] == nil {
+			return b
+		}
+		doc["score"]["status"] = "queued"
+		out, _ := json.Marshal(doc)
+		return out
+	}})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{{
+			Config: emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  score_url = %q
+  timeouts {
+    create = "3s"
+  }
+}
+`, accScoreURL("queued")),
+			ExpectError: errorPattern("Score rendering did not finish", `still "queued"`),
+		}, {
+			PreConfig: proxy.Clear,
+			Config: emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  score_url = %q
+}
+`, accScoreURL("queued")),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("mediaplatform_score.test", plancheck.ResourceActionReplace)},
+			},
+			Check: wantScores(ctl, 1),
+		}},
+	})
+}
+
+// TestAccState_shortPagesListEverything caps the platform's pages at 50: the scores
+// data source still lists all 250 scores.
+func TestAccState_shortPagesListEverything(t *testing.T) {
+	t.Parallel()
+	emu, proxy := newProxiedTestEmulator(t, "capped pages")
+	c := emu.client(t)
+	const n = 250
+	for i := range n {
+		if _, err := c.PublishScore(context.Background(), client.PublishScoreInput{ScoreURL: accScoreURL(fmt.Sprintf("page-%d", i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	proxy.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/scores$`, Query: faultproxy.CapLimit(50)})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{{
+			Config: emu.providerConfig() + `
+data "mediaplatform_scores" "all" {}
+`,
+			Check: resource.TestCheckResourceAttr("data.mediaplatform_scores.all", "scores.#", fmt.Sprint(n)),
+		}},
+	})
+	if proxy.Count(http.MethodGet, `/scores$`) < n/50 {
+		t.Errorf("only %d list requests: the cap was not in force", proxy.Count(http.MethodGet, `/scores$`))
+	}
+}
+
+// TestAccState_publishHints: the first sentence after a failed publish fits its cause.
+func TestAccState_publishHints(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		fault faultproxy.Fault
+		want  []string
+	}{
+		"rate limit": {
+			faultproxy.Fault{Method: http.MethodPost, Path: `/scores$`, Respond: &faultproxy.Answer{Status: 429, Header: http.Header{"Retry-After": {"0"}}}},
+			[]string{"kept answering 429 Too Many Requests", "raise max_retries", "-parallelism"},
+		},
+		"server error": {
+			faultproxy.Fault{Method: http.MethodPost, Path: `/scores$`, Respond: &faultproxy.Answer{Status: 500}},
+			[]string{"server error: try again later"},
+		},
+		"unknown outcome": {
+			faultproxy.Fault{Method: http.MethodPost, Path: `/scores$`, Respond: &faultproxy.Answer{Status: 200, Body: `{}`}},
+			[]string{"may have published the score"},
+		},
+		"bad argument": {
+			faultproxy.Fault{Method: http.MethodPost, Path: `/scores$`, Respond: &faultproxy.Answer{
+				Status: 400, Header: http.Header{"Content-Type": {"application/problem+json"}},
+				Body: `{"code":"publishing/BAD_ARGUMENT","message":"bad","status":400,"params":{"field":"scoreUrl"}}`,
+			}},
+			[]string{"refused the arguments: check score_url"},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			emu, proxy := newProxiedTestEmulator(t, "failing publishes")
+			proxy.Add(tc.fault)
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviderFactories(t),
+				Steps: []resource.TestStep{{
+					Config: providerConfigPlus(emu, "max_retries = 1") + fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  score_url = %q
+}
+`, accScoreURL("hint")),
+					ExpectError: errorPattern(append([]string{"Unable to publish score"}, tc.want...)...),
+				}},
+			})
+		})
+	}
+}
+
+// testInterruptedPublish sends Ctrl-C to terraform while the answer to a publish is
+// on its way: the score still reaches the state, and the next apply publishes nothing.
+func testInterruptedPublish(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+	emu, proxy := newProxiedTestEmulator(t, "a held publish answer")
+	ctl := emu.control(t, "score counts")
+	release := make(chan struct{})
+	proxy.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/scores$`, Hold: release})
+	w := newWorkspace(t, emu, fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  score_url = %q
+}
+`, accScoreURL("interrupted")))
+
+	cmd := w.command("apply", "-auto-approve")
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Once the platform holds the score and its answer is held, interrupt terraform,
+	// give the stop a moment to reach the provider, then let the answer through.
+	deadline := time.Now().Add(60 * time.Second)
+	for ctl.Stats().Scores == 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	close(release)
+	_ = cmd.Wait() // an interrupted apply exits non-zero
+	if !strings.Contains(out.String(), "Interrupt received") {
+		t.Fatalf("terraform was not interrupted:\n%s", out.String())
+	}
+	if list := w.run("state", "list"); !strings.Contains(list, "mediaplatform_score.test") {
+		t.Fatalf("after Ctrl-C the state does not hold the published score:\n%s\napply output:\n%s", list, out.String())
+	}
+	w.run("apply", "-auto-approve")
+	if n := ctl.Stats().Scores; n != 1 {
+		t.Errorf("after the interrupted apply and one more, the emulator holds %d scores, want 1", n)
+	}
+	w.run("destroy", "-auto-approve")
+}
+
+// command returns the terraform command for args in the workspace, not yet started.
+func (w *workspace) command(args ...string) *exec.Cmd {
+	if slices.Contains([]string{"apply", "destroy", "import", "plan", "refresh"}, args[0]) {
+		args = append(args, "-no-color", "-input=false")
+	}
+	cmd := exec.CommandContext(context.Background(), w.terraform, args...)
+	cmd.Dir = w.dir
+	cmd.Env = append(cleanEnv(), "TF_CLI_CONFIG_FILE="+w.cliConfig, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
+	return cmd
+}
+
+// TestAccState_viewFollowsItsScore names a view's score by alias: when the score is
+// replaced outside Terraform (deleted, and the alias published again) or deleted, the
+// view opens nothing any more, and the plan creates a new one instead of "No changes".
+func TestAccState_viewFollowsItsScore(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	c := emu.client(t)
+	ctx := context.Background()
+	alias := "viewed-" + accName()
+	publish := func() {
+		if _, err := c.PublishScore(ctx, client.PublishScoreInput{ScoreURL: accScoreURL(alias), Alias: alias}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unpublish := func() {
+		if err := c.DeleteScore(ctx, alias, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	publish()
+	config := emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score_view" "test" {
+  score = %q
+}
+`, alias)
+	var firstURL string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: func(s *terraform.State) error {
+					firstURL = s.RootModule().Resources["mediaplatform_score_view.test"].Primary.Attributes["viewer_url"]
+					return nil
+				},
+			},
+			{
+				PreConfig: func() { unpublish(); publish() },
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("mediaplatform_score_view.test", plancheck.ResourceActionCreate)},
+				},
+				Check: func(s *terraform.State) error {
+					if u := s.RootModule().Resources["mediaplatform_score_view.test"].Primary.Attributes["viewer_url"]; u == firstURL {
+						return fmt.Errorf("the view of the replaced score kept its viewer_url")
+					}
+					return nil
+				},
+			},
+			{
+				PreConfig:          unpublish,
+				Config:             config,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+		},
+	})
+}
