@@ -58,6 +58,9 @@ const (
 	DefaultRetryWaitMax      = 5 * time.Second
 )
 
+// maxAttempts bounds the attempts of one call whatever the retry policy says.
+const maxAttempts = 1000
+
 // NoRetries is the Config.MaxRetries value that disables retries (the zero
 // value selects DefaultMaxRetries).
 const NoRetries = -1
@@ -167,6 +170,8 @@ type Client struct {
 	// confirms that a 404 on a score's address means the score is gone.
 	scoresCollectionSeen atomic.Bool
 
+	gate rateGate // holds every request back after a 429
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -254,14 +259,18 @@ func New(cfg Config) (*Client, error) {
 		HTTPClient: &http.Client{
 			Transport: &loggingTransport{next: transport},
 			Timeout:   cfg.RequestTimeout,
+			// No redirect is followed: the answer comes back as it is and becomes a
+			// *RedirectError, so no credential ever goes where a redirect points.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},
-		RetryWaitMin:   cfg.RetryWaitMin,
-		RetryWaitMax:   cfg.RetryWaitMax,
-		RetryMax:       cfg.MaxRetries,
-		CheckRetry:     checkRetry,
+		RetryWaitMin: cfg.RetryWaitMin,
+		RetryWaitMax: cfg.RetryWaitMax,
+		// checkRetry decides, by count or by time; this only stops a runaway loop.
+		RetryMax:       maxAttempts,
+		CheckRetry:     c.checkRetry,
 		Backoff:        backoff,
 		ErrorHandler:   retryablehttp.PassthroughErrorHandler,
-		RequestLogHook: countAttempt,
+		RequestLogHook: c.beforeAttempt,
 	}
 	return c, nil
 }

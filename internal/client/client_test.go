@@ -122,8 +122,8 @@ func TestNewRejectsBadSettings(t *testing.T) {
 		t.Errorf("user agent %q", c.userAgent)
 	}
 	c, _ = New(Config{MaxRetries: NoRetries})
-	if c.http.RetryMax != 0 {
-		t.Errorf("NoRetries: RetryMax %d", c.http.RetryMax)
+	if c.cfg.MaxRetries != 0 {
+		t.Errorf("NoRetries: MaxRetries %d", c.cfg.MaxRetries)
 	}
 }
 

@@ -16,13 +16,48 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
 )
 
-// maxBodyBytes bounds how much of a response body is read.
-const maxBodyBytes = 64 << 20
+// maxAnswerBytes bounds every answer the client reads. The largest answers of the
+// API are the data models, well under 1 MiB; 8 MiB leaves a generous margin while ten
+// concurrent answers stay far below the memory a Terraform run can spare.
+const maxAnswerBytes = 8 << 20
+
+// errAnswerTooLarge is the error for an answer over maxAnswerBytes.
+var errAnswerTooLarge = fmt.Errorf("answer larger than %d MiB: the platform (or something in between) sent far more "+
+	"than the API ever does, so the provider stopped reading", maxAnswerBytes>>20)
+
+// Waiting on a rate limit. A 429 answer (the platform asks the client to slow down
+// and says for how long) is retried for as long as the call's retry time budget
+// lasts, however many attempts that takes, since at high parallelism many attempts
+// meet a full window; every other transient failure is retried max_retries times.
+// A single wait is capped, and a Retry-After longer than the budget left fails the
+// call at once instead of holding a CI job for an hour.
+const (
+	// maxRetryAfterWait caps one wait asked for with Retry-After.
+	maxRetryAfterWait = 30 * time.Second
+	// rateLimitBudget is the time one call may spend retrying 429 answers.
+	rateLimitBudget = 2 * time.Minute
+)
+
+// RetryAfterError is a 429 or 503 answer whose Retry-After asks for a longer wait
+// than the call's retry budget has left: the call fails at once.
+type RetryAfterError struct {
+	// Wait is what the platform asked for; Left is what the budget had left.
+	Wait, Left time.Duration
+	// Status is the answer's HTTP status.
+	Status int
+}
+
+// Error names the wait and the budget.
+func (e *RetryAfterError) Error() string {
+	return fmt.Sprintf("HTTP %d: the platform asked to retry after %s (Retry-After), longer than the %s left of this "+
+		"request's retry budget; giving up instead of waiting", e.Status, e.Wait.Round(time.Second), e.Left.Round(time.Second))
+}
 
 const acceptJSON = "application/json, application/hal+json, application/problem+json"
 
@@ -104,6 +139,12 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 			}
 			continue
 		}
+		if resp.status >= 300 && resp.status <= 399 {
+			// Servers never redirect an API call (contract §0), and following one would
+			// send the credential to wherever it points.
+			return resp, &RedirectError{Method: r.method, Path: pathOf(resp.url), Status: resp.status,
+				Target: redactURL(resp.header.Get("Location"))}
+		}
 		if resp.status < 200 || resp.status > 299 {
 			apiErr := parseAPIError(r.method, resp)
 			logDebug(ctx, "API error", map[string]any{
@@ -136,6 +177,7 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 type attemptInfo struct {
 	retrySafe bool
 	attempt   int
+	start     time.Time // when the first attempt began
 	body      []byte
 	bodyRead  bool
 }
@@ -172,7 +214,7 @@ func (c *Client) send(ctx context.Context, r *request, cred string) (*response, 
 		body, contentType = []byte(r.form.Encode()), "application/x-www-form-urlencoded"
 	}
 
-	info := &attemptInfo{retrySafe: r.retrySafe || idempotent(r.method)}
+	info := &attemptInfo{retrySafe: r.retrySafe || idempotent(r.method), start: time.Now()}
 	ctx = context.WithValue(ctx, attemptKey{}, info)
 	req, err := retryablehttp.NewRequestWithContext(ctx, r.method, u.String(), body)
 	if err != nil {
@@ -199,7 +241,7 @@ func (c *Client) send(ctx context.Context, r *request, cred string) (*response, 
 	// the answer arrives is retried like any other connection error.
 	req.SetResponseHandler(func(resp *http.Response) error {
 		defer resp.Body.Close()
-		b, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes))
+		b, err := readAnswer(resp.Body)
 		info.body, info.bodyRead = b, err == nil
 		return err
 	})
@@ -216,6 +258,12 @@ func (c *Client) send(ctx context.Context, r *request, cred string) (*response, 
 		if errors.As(err, &urlErr) {
 			err = urlErr.Err // its message repeats the whole address
 		}
+		var retryAfter *RetryAfterError
+		if errors.As(err, &retryAfter) || errors.Is(err, errAnswerTooLarge) {
+			// A 429/503 comes before any effect; an oversized answer came after it, but
+			// repeating the call would only bring the same answer.
+			return nil, fmt.Errorf("%s %s: %w", r.method, path, err)
+		}
 		if isCertificateError(err) {
 			// The handshake failed, so nothing was sent: the outcome is known.
 			return nil, fmt.Errorf("%s %s: %w (the platform's TLS certificate is not trusted: if a private certificate "+
@@ -228,7 +276,7 @@ func (c *Client) send(ctx context.Context, r *request, cred string) (*response, 
 	}
 	if !info.bodyRead {
 		// Retries ran out on a retryable status; the handler did not run.
-		b, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes))
+		b, err := readAnswer(resp.Body)
 		resp.Body.Close()
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: reading response: %w", r.method, path, err)
@@ -247,43 +295,91 @@ func idempotent(m string) bool {
 	return false
 }
 
-// checkRetry is the retry policy: 429 and 503 are always retried (the
-// contract guarantees they come before any effect); connection errors, 502
-// and 504 only for calls that are safe to repeat, except a failed dial, which
-// never reached the server.
-func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+// checkRetry is the retry policy: 429 and 503 are always retried (the contract
+// guarantees they come before any effect); connection errors, 502 and 504 only for
+// calls that are safe to repeat, except a failed dial, which never reached the
+// server. A 429 is retried within the call's rate-limit budget, everything else
+// max_retries times; a Retry-After longer than the budget left ends the call.
+func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	info := attemptFrom(ctx)
 	safe := info != nil && info.retrySafe
+	attempt := 1
+	if info != nil {
+		attempt = info.attempt
+	}
+	withinCount := attempt <= c.cfg.MaxRetries
 	if err != nil {
 		if ctx.Err() != nil || !transient(err) {
 			return false, err
 		}
-		retry := safe || isDialError(err)
+		retry := (safe || isDialError(err)) && withinCount
 		if retry {
-			logDebug(ctx, "retryable connection error", map[string]any{"error": err.Error()})
+			logDebug(ctx, "retrying after a connection error", map[string]any{"error": err.Error(), "attempt": attempt})
 		}
 		return retry, err
 	}
 	retry := false
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
-		retry = true
+		if c.cfg.MaxRetries == 0 {
+			break
+		}
+		asked, hasRetryAfter := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		elapsed := time.Duration(0)
+		if info != nil {
+			elapsed = time.Since(info.start)
+		}
+		budget := c.retryBudget(resp.StatusCode)
+		if hasRetryAfter && asked > budget-elapsed && (resp.StatusCode != http.StatusServiceUnavailable || withinCount) {
+			return false, &RetryAfterError{Wait: asked, Left: max(budget-elapsed, 0), Status: resp.StatusCode}
+		}
+		if resp.StatusCode == http.StatusTooManyRequests {
+			// Every request of this client waits with this one: at high parallelism a
+			// rate limit is met by all of them at once.
+			c.gate.pause(min(asked, maxRetryAfterWait))
+			retry = withinCount || elapsed+min(asked, maxRetryAfterWait) <= budget
+		} else {
+			retry = withinCount
+		}
 	case http.StatusBadGateway, http.StatusGatewayTimeout:
-		retry = safe
+		retry = safe && withinCount
 	}
 	if retry {
-		logDebug(ctx, "retryable status", map[string]any{
-			"status": resp.StatusCode, "retry_after": resp.Header.Get("Retry-After"),
+		logDebug(ctx, "retrying after a transient answer", map[string]any{
+			"status": resp.StatusCode, "retry_after": resp.Header.Get("Retry-After"), "attempt": attempt,
 		})
 	}
 	return retry, nil
+}
+
+// retryBudget is how long one call may spend retrying answers of this status: the
+// rate-limit budget for 429, and for 503 the time max_retries waits of the
+// longest kind take.
+func (c *Client) retryBudget(status int) time.Duration {
+	if status == http.StatusTooManyRequests {
+		return rateLimitBudget
+	}
+	return time.Duration(c.cfg.MaxRetries) * maxRetryAfterWait
+}
+
+// readAnswer reads a whole answer body, failing with errAnswerTooLarge past
+// maxAnswerBytes without reading further.
+func readAnswer(body io.Reader) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(body, maxAnswerBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxAnswerBytes {
+		return nil, errAnswerTooLarge
+	}
+	return b, nil
 }
 
 // transient reports whether a transport error may go away on its own.
 func transient(err error) bool {
 	var recordHeader tls.RecordHeaderError
 	switch {
-	case isCertificateError(err), errors.As(err, &recordHeader):
+	case isCertificateError(err), errors.As(err, &recordHeader), errors.Is(err, errAnswerTooLarge):
 		return false
 	case strings.Contains(err.Error(), "unsupported protocol scheme"),
 		strings.Contains(err.Error(), "stopped after"): // too many redirects
@@ -315,7 +411,7 @@ func isDialError(err error) bool {
 func backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
 	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
 		if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
-			return d
+			return min(d, maxRetryAfterWait)
 		}
 	}
 	d := maxWait
@@ -349,11 +445,59 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
-// countAttempt records the attempt number for the request log.
-func countAttempt(_ retryablehttp.Logger, req *http.Request, i int) {
+// beforeAttempt runs before every attempt: it records the attempt number and waits
+// while the client is paused by a rate limit.
+func (c *Client) beforeAttempt(_ retryablehttp.Logger, req *http.Request, i int) {
 	if info := attemptFrom(req.Context()); info != nil {
 		info.attempt = i + 1
 	}
+	c.gate.wait(req.Context())
+}
+
+// rateGate holds back every request of a client after a 429, until the wait the
+// platform asked for has passed; the requests then resume spread over one such wait
+// instead of all at once.
+type rateGate struct {
+	mu     sync.Mutex
+	until  time.Time
+	spread time.Duration
+}
+
+// pause holds requests back for d from now (or longer, if already paused longer).
+func (g *rateGate) pause(d time.Duration) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if until := time.Now().Add(d); until.After(g.until) {
+		g.until = until
+	}
+	g.spread = max(d, 100*time.Millisecond)
+}
+
+// wait blocks while the gate is paused, then for a random part of the spread.
+func (g *rateGate) wait(ctx context.Context) {
+	g.mu.Lock()
+	left := time.Until(g.until)
+	spread := g.spread
+	g.mu.Unlock()
+	if left <= 0 {
+		return
+	}
+	_ = sleepCtx(ctx, left+rand.N(spread))
+}
+
+// RedirectError is a redirect answer to an API call. The client follows none:
+// servers never redirect an API call, and a redirect would carry the credential.
+type RedirectError struct {
+	Method, Path string
+	Status       int
+	// Target is the Location, redacted (no user information or query).
+	Target string
+}
+
+// Error names the call and where the platform redirected it.
+func (e *RedirectError) Error() string {
+	return fmt.Sprintf("the platform redirected %s %s to %s (HTTP %d); the provider follows no redirect, since the "+
+		"request carries credentials: set the address setting to the platform's own address", e.Method, e.Path, e.Target, e.Status)
 }
 
 // problem is the application/problem+json error body.

@@ -42,6 +42,11 @@ func TestAccProviderBinary(t *testing.T) {
 		testInterruptedPublish(t, newWorkspace)
 	})
 
+	t.Run("rate limit at -parallelism=50", func(t *testing.T) {
+		t.Parallel()
+		testRateLimitedParallelApply(t, newWorkspace)
+	})
+
 	t.Run("logout after every command", func(t *testing.T) {
 		t.Parallel()
 		emu := newTestEmulator(t)

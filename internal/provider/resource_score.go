@@ -117,7 +117,7 @@ func (r *scoreResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"status": schema.StringAttribute{
 				MarkdownDescription: "Rendering status: `pending`, `rendering`, `idle` (rendered, ready) or `error` (rendering failed); " +
 					"a status the platform adds later is shown as it is.",
-				Computed:            true,
+				Computed: true,
 			},
 			"created_at": schema.StringAttribute{
 				MarkdownDescription: "When the score was published (RFC 3339).",

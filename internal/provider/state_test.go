@@ -455,3 +455,33 @@ resource "mediaplatform_score_view" "test" {
 		},
 	})
 }
+
+// testRateLimitedParallelApply applies 50 scores with -parallelism=50 against a
+// platform that admits 10 requests per second, with the default retry settings:
+// every score is published once, none is tainted, no 429 reaches the user.
+func testRateLimitedParallelApply(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+	const n = 50
+	emu := newTestEmulatorWith(t, "a rate limit", emulator.Options{
+		RenderDelay: 50 * time.Millisecond, Faults: emulator.Faults{RateLimitPerSecond: 10},
+	})
+	ctl := emu.control(t, "score counts")
+	w := newWorkspace(t, emu, fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  count     = %d
+  score_url = "https://cdn.example/scores/burst-${count.index}.sib"
+  score_id  = "burst-${count.index}"
+}
+`, n))
+	out := w.run("apply", "-auto-approve", "-parallelism=50")
+	s := ctl.Stats()
+	if s.Scores != n || s.Requests[publishRoute(ctl)] < n {
+		t.Errorf("the emulator holds %d scores after %d publish requests, want %d", s.Scores, s.Requests[publishRoute(ctl)], n)
+	}
+	if strings.Contains(out, "429") || strings.Contains(out, "tainted") || strings.Contains(out, "Unable to confirm") {
+		t.Errorf("the apply reported a rate limit or a warning:\n%s", out)
+	}
+	w.run("destroy", "-auto-approve", "-parallelism=50")
+	if s := ctl.Stats(); s.Scores != 0 {
+		t.Errorf("%d scores left after destroy", s.Scores)
+	}
+}

@@ -1,0 +1,181 @@
+package client
+
+// The request helper against a network that redirects, asks for hour-long waits,
+// sends endless answers or rate-limits a burst of concurrent calls.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
+)
+
+// TestRedirectsAreNotFollowed redirects each call that carries a credential to a
+// listener on another port: it receives nothing, and the error names the target.
+func TestRedirectsAreNotFollowed(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		path string
+		call func(context.Context, *Client) error
+	}{
+		"admin login (password in the form)": {`/api/v1/login$`, func(ctx context.Context, c *Client) error {
+			_, err := c.GetExternalAuthentication(ctx)
+			return err
+		}},
+		"admin call (session token header)": {`/externalauth$`, func(ctx context.Context, c *Client) error {
+			_, err := c.GetExternalAuthentication(ctx)
+			return err
+		}},
+		"password grant (Basic credential and password)": {`/auth/oauth2/ropc/default$`, func(ctx context.Context, c *Client) error {
+			_, err := c.ListScores(ctx, ListScoresInput{})
+			return err
+		}},
+		"platform call (Bearer token)": {`/scores$`, func(ctx context.Context, c *Client) error {
+			_, err := c.ListScores(ctx, ListScoresInput{})
+			return err
+		}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			env := newEmuEnv(t, emulator.Options{})
+			rec := faultproxy.StartRecorder()
+			t.Cleanup(rec.Close)
+			c, p := env.proxiedClient()
+			p.Add(faultproxy.Fault{Path: tc.path, Respond: faultproxy.Redirect(rec.URL + "/collect?secret=1")})
+			err := tc.call(env.ctx, c)
+			var redirect *RedirectError
+			if !errors.As(err, &redirect) || !strings.Contains(err.Error(), "redirected") ||
+				!strings.Contains(err.Error(), rec.URL+"/collect") || strings.Contains(err.Error(), "secret=1") {
+				t.Errorf("want a redirect error naming the target without its query, got %v", err)
+			}
+			if got := rec.Requests(); len(got) != 0 {
+				t.Errorf("the redirect target received %d requests", len(got))
+			}
+		})
+	}
+}
+
+// TestLongRetryAfterFailsAtOnce: a Retry-After beyond the retry budget ends the call
+// at once, naming the wait, in seconds or as an HTTP date.
+func TestLongRetryAfterFailsAtOnce(t *testing.T) {
+	t.Parallel()
+	for _, retryAfter := range []string{"3600", "Thu, 01 Jan 2099 00:00:00 GMT"} {
+		for _, status := range []int{http.StatusTooManyRequests, http.StatusServiceUnavailable} {
+			t.Run(fmt.Sprintf("%d %s", status, retryAfter), func(t *testing.T) {
+				t.Parallel()
+				env := newEmuEnv(t, emulator.Options{})
+				c, p := env.proxiedClient()
+				p.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/scores$`, Respond: &faultproxy.Answer{
+					Status: status, Header: http.Header{"Retry-After": {retryAfter}},
+				}})
+				start := time.Now()
+				_, err := c.ListScores(env.ctx, ListScoresInput{})
+				var ra *RetryAfterError
+				if !errors.As(err, &ra) || !strings.Contains(err.Error(), "Retry-After") || ra.Wait < time.Hour {
+					t.Fatalf("want a Retry-After error naming the wait, got %v", err)
+				}
+				if d := time.Since(start); d > 20*time.Second {
+					t.Errorf("gave up after %v, want at once", d)
+				}
+				if n := p.Count(http.MethodGet, `/scores$`); n != 1 {
+					t.Errorf("%d list attempts, want 1", n)
+				}
+			})
+		}
+	}
+}
+
+// TestAnswerSizeIsBounded streams a 100 MB answer: the call fails naming the bound,
+// without reading (or holding) the whole answer.
+func TestAnswerSizeIsBounded(t *testing.T) {
+	t.Parallel()
+	f := newFakePlatform(t)
+	chunk := []byte(`{"score": {"id": "` + strings.Repeat("x", 1<<20) + `"}}`)[:1<<20]
+	var sent int
+	var mu sync.Mutex
+	f.handle("GET "+fakeScores+"/big", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		for range 100 {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+			mu.Lock()
+			sent++
+			mu.Unlock()
+		}
+	})
+	c := newTestClient(t, f.config())
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := c.GetScore(context.Background(), "big")
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "answer larger than 8 MiB") {
+		t.Fatalf("want an error naming the size bound, got %v", err)
+	}
+	if n := f.count("GET " + fakeScores + "/big"); n != 1 {
+		t.Errorf("%d attempts, want 1: an oversized answer is not asked for again", n)
+	}
+	if grown := after.TotalAlloc - before.TotalAlloc; grown > 64<<20 {
+		t.Errorf("reading allocated %d MiB, want far less than the 100 MiB answer", grown>>20)
+	}
+}
+
+// TestRateLimitBurst: 100 concurrent reads against a platform that admits 10 requests
+// per second all succeed with the default retry settings: the client slows down as a
+// whole after a 429, and a 429 costs time budget, not one of max_retries.
+func TestRateLimitBurst(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{})
+	c := env.client(func(cfg *Config) {
+		cfg.RetryWaitMin, cfg.RetryWaitMax = DefaultRetryWaitMin, DefaultRetryWaitMax
+	})
+	s, err := c.PublishScore(env.ctx, PublishScoreInput{ScoreURL: "https://cdn.example/burst.sib"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.emu.SetFaults(emulator.Faults{RateLimitPerSecond: 10})
+	const n = 100 // ten one-second windows: more than max_retries (4) rounds
+	var failed []error
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			if _, err := c.GetScore(env.ctx, s.ID); err != nil {
+				mu.Lock()
+				failed = append(failed, err)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(failed) > 0 {
+		t.Errorf("%d of %d reads failed under the rate limit, e.g. %v", len(failed), n, failed[0])
+	}
+}
+
+// TestRedirectErrorRedactsTheTarget: user information in a Location never reaches
+// the error.
+func TestRedirectErrorRedactsTheTarget(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "https://user:hunter2@elsewhere.example/x?token=abc", http.StatusFound)
+	}))
+	t.Cleanup(srv.Close)
+	c := newTestClient(t, Config{PublishingURL: srv.URL + "/pub", PlatformURL: srv.URL, ClientID: "a", ClientSecret: "b",
+		Username: "u", Password: "p"})
+	_, err := c.Health(context.Background())
+	if err == nil || strings.Contains(err.Error(), "hunter2") || strings.Contains(err.Error(), "abc") ||
+		!strings.Contains(err.Error(), "elsewhere.example") {
+		t.Errorf("got %v", err)
+	}
+}
