@@ -160,7 +160,8 @@ func TestWaitForRenderingWaitsOutUnknownStatuses(t *testing.T) {
 	for _, status := range []string{"queued", "failed", "ERROR"} {
 		p.Clear()
 		p.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/scores/[^/]+$`, Body: setStatus(t, status)})
-		ctx, cancel := context.WithTimeout(env.ctx, 500*time.Millisecond)
+		// Long enough for the first read on a loaded machine.
+		ctx, cancel := context.WithTimeout(env.ctx, 2*time.Second)
 		got, err := c.WaitForRendering(ctx, s.ID)
 		cancel()
 		if !errors.Is(err, context.DeadlineExceeded) || got == nil || got.Status != status {

@@ -38,12 +38,23 @@ type serverSet struct {
 }
 
 type adminState struct {
-	mu       sync.Mutex
-	idle     time.Duration
+	mu   sync.Mutex
+	idle time.Duration
+	// clock is the time source of session expiry (nil: time.Now). Tests substitute
+	// a fake clock before the first request; reset keeps it.
+	clock    func() time.Time
 	sessions map[string]*session
 	domain   string
 	enabled  bool
 	servers  []serverSet
+}
+
+// now is the admin API's current time.
+func (a *adminState) now() time.Time {
+	if a.clock != nil {
+		return a.clock()
+	}
+	return time.Now()
 }
 
 func (a *adminState) reset() {
@@ -63,7 +74,7 @@ func (a *adminState) alive(s *session, now time.Time) bool {
 func (a *adminState) live() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	n, now := 0, time.Now()
+	n, now := 0, a.now()
 	for _, s := range a.sessions {
 		if a.alive(s, now) {
 			n++
@@ -128,7 +139,7 @@ func (e *Emulator) handleAdminLogin(w http.ResponseWriter, r *http.Request) {
 	}
 	token := newToken("as-")
 	e.admin.mu.Lock()
-	e.admin.sessions[token] = &session{user: u, lastUsed: time.Now()}
+	e.admin.sessions[token] = &session{user: u, lastUsed: e.admin.now()}
 	e.admin.mu.Unlock()
 	e.stats.login(true)
 	writeJSON(w, http.StatusOK, map[string]any{"token": token, "user": u.Name})
@@ -139,7 +150,7 @@ func (e *Emulator) handleAdminLogin(w http.ResponseWriter, r *http.Request) {
 func (e *Emulator) withSession(next func(http.ResponseWriter, *http.Request, string, *session)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		token := r.Header.Get("token")
-		now := time.Now()
+		now := e.admin.now()
 		e.admin.mu.Lock()
 		s, ok := e.admin.sessions[token]
 		if ok && e.admin.alive(s, now) {
