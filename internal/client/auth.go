@@ -102,10 +102,10 @@ func (c *Client) discover(ctx context.Context, base string) (*authEndpoints, err
 		return nil, fmt.Errorf("platform token discovery failed: %s has no auth:token link named current", pathOf(resp.url))
 	}
 	ep := &authEndpoints{}
-	if ep.tokenInfo, err = resolveHref(resp.url, tokenLink.Href); err != nil {
+	if ep.tokenInfo, err = c.tokenFlowHref(resp.url, tokenLink.Href); err != nil {
 		return nil, fmt.Errorf("platform token discovery failed: %w", err)
 	}
-	idpURL, err := resolveHref(resp.url, idp.Href)
+	idpURL, err := c.tokenFlowHref(resp.url, idp.Href)
 	if err != nil {
 		return nil, fmt.Errorf("platform token discovery failed: %w", err)
 	}
@@ -124,7 +124,7 @@ func (c *Client) discover(ctx context.Context, base string) (*authEndpoints, err
 			continue
 		}
 		if l, ok := p.Links.First("auth:ropc-default"); ok {
-			if ep.ropc, err = resolveHref(resp.url, l.Href); err != nil {
+			if ep.ropc, err = c.tokenFlowHref(resp.url, l.Href); err != nil {
 				return nil, fmt.Errorf("platform token discovery failed: %w", err)
 			}
 			return ep, nil
@@ -166,6 +166,8 @@ func (c *Client) grant(ctx context.Context) (*AccessToken, error) {
 		var apiErr *APIError
 		if errors.As(err, &apiErr) && resp != nil {
 			if oauthErr := parseOAuthError(resp); oauthErr != nil {
+				// A server may echo the form, password included, in its description.
+				oauthErr.Description = c.maskText(oauthErr.Description)
 				return nil, oauthErr
 			}
 		}
@@ -183,6 +185,13 @@ func (c *Client) grant(ctx context.Context) (*AccessToken, error) {
 		tok.ExpiresAt = start.Add(tok.lifetime)
 	}
 	logDebug(ctx, "platform token granted", map[string]any{"user": c.cfg.Username, "expires_in": out.ExpiresIn})
+	// Learn the extend and removal links now, while time is plenty: removing the
+	// token when Terraform ends the provider then takes one request, not two,
+	// inside the short shutdown window. Failing here is not fatal: the links are
+	// read again when needed.
+	if links, err := c.readTokenLinks(ctx, tok); err == nil {
+		tok.links = links
+	}
 	return tok, nil
 }
 
@@ -204,6 +213,16 @@ func (c *Client) tokenLinksFor(ctx context.Context, tok *AccessToken) (*tokenLin
 	if tok.links != nil {
 		return tok.links, nil
 	}
+	links, err := c.readTokenLinks(ctx, tok)
+	if err != nil {
+		return nil, err
+	}
+	c.token.setLinks(tok.Token, links)
+	return links, nil
+}
+
+// readTokenLinks reads tok's token information resource for its links.
+func (c *Client) readTokenLinks(ctx context.Context, tok *AccessToken) (*tokenLinks, error) {
 	ep, err := c.authEndpoints(ctx)
 	if err != nil {
 		return nil, err
@@ -213,15 +232,10 @@ func (c *Client) tokenLinksFor(ctx context.Context, tok *AccessToken) (*tokenLin
 	if err != nil {
 		return nil, fmt.Errorf("reading platform token information: %w", err)
 	}
-	links, err := linksFromInfo(resp, &info)
-	if err != nil {
-		return nil, err
-	}
-	c.token.setLinks(tok.Token, links)
-	return links, nil
+	return c.linksFromInfo(resp, &info)
 }
 
-func linksFromInfo(resp *response, info *tokenInfoDoc) (*tokenLinks, error) {
+func (c *Client) linksFromInfo(resp *response, info *tokenInfoDoc) (*tokenLinks, error) {
 	extend, ok1 := info.Links.First("auth-token:extend")
 	removal, ok2 := info.Links.First("auth-token:removal")
 	if !ok1 || !ok2 {
@@ -229,13 +243,32 @@ func linksFromInfo(resp *response, info *tokenInfoDoc) (*tokenLinks, error) {
 	}
 	links := &tokenLinks{}
 	var err error
-	if links.extend, err = resolveHref(resp.url, extend.Href); err != nil {
+	if links.extend, err = c.tokenFlowHref(resp.url, extend.Href); err != nil {
 		return nil, err
 	}
-	if links.removal, err = resolveHref(resp.url, removal.Href); err != nil {
+	if links.removal, err = c.tokenFlowHref(resp.url, removal.Href); err != nil {
 		return nil, err
 	}
 	return links, nil
+}
+
+// tokenFlowHref resolves an href of the token flow against the document that
+// held it and checks that it points at the platform (platform_url, or
+// registry_url): every request of the flow carries the basic credential, the
+// user's password or the token, which must never go to another host.
+func (c *Client) tokenFlowHref(base *url.URL, href string) (string, error) {
+	u, err := resolveHref(base, href)
+	if err != nil {
+		return "", err
+	}
+	parsed, err := url.Parse(u)
+	if err != nil {
+		return "", fmt.Errorf("invalid href %q: %w", redactURL(href), err)
+	}
+	if !hostIn(parsed, []string{c.cfg.PlatformURL, c.cfg.RegistryURL}) {
+		return "", &ForeignHostError{Href: redactURL(u), Platform: redactURL(c.cfg.PlatformURL)}
+	}
+	return u, nil
 }
 
 // extend extends tok and returns it with its new expiry.
@@ -264,7 +297,7 @@ func (c *Client) extend(ctx context.Context, tok *AccessToken) (*AccessToken, er
 	case next.lifetime > 0:
 		next.ExpiresAt = start.Add(next.lifetime)
 	}
-	if l, err := linksFromInfo(resp, &info); err == nil {
+	if l, err := c.linksFromInfo(resp, &info); err == nil {
 		next.links = l
 	}
 	logDebug(ctx, "platform token extended", map[string]any{"expires_at": next.ExpiresAt.Format(time.RFC3339)})

@@ -215,7 +215,7 @@ func New(cfg Config) (*Client, error) {
 		}
 		p, err := url.Parse(u.value)
 		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-			return nil, fmt.Errorf("%s %q is not an absolute http or https address", u.name, u.value)
+			return nil, fmt.Errorf("%s %q is not an absolute http or https address", u.name, redactURL(u.value))
 		}
 	}
 

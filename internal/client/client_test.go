@@ -442,13 +442,13 @@ func TestOAuthErrors(t *testing.T) {
 	ctx := context.Background()
 
 	cfg := f.config()
-	cfg.Password = "wrong"
+	cfg.Password = "not-carols-password"
 	_, err := newTestClient(t, cfg).GetScore(ctx, "x")
 	var oe *OAuthError
 	if !errors.As(err, &oe) || oe.Status != 400 || oe.ErrorCode != "invalid_grant" || oe.Description != "wrong user or password" {
 		t.Fatalf("wrong password: %v", err)
 	}
-	if strings.Contains(err.Error(), "wrong\"") || strings.Contains(err.Error(), fakePassword) {
+	if strings.Contains(err.Error(), "not-carols-password") || strings.Contains(err.Error(), fakePassword) {
 		t.Errorf("message leaks the password: %v", err)
 	}
 
@@ -905,15 +905,26 @@ func TestPlatformHrefRefusesForeignHosts(t *testing.T) {
 	t.Parallel()
 	f := newFakePlatform(t)
 	f.handle("GET /apis/registry;version=0/serviceroots", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, 200, map[string]any{"resources": map[string]any{}})
+		writeJSON(w, 200, map[string]any{"resources": map[string]any{
+			relCommandByID: []any{map[string]any{"href": "/apis/commands;version=1;realm=global/commands/{id}", "templated": true}},
+		}})
 	})
 	c := newTestClient(t, f.config())
 	_, err := c.GetCommandByHref(context.Background(), "https://evil.example/commands/1")
 	if err == nil || !strings.Contains(err.Error(), "refusing") {
 		t.Fatalf("got %v", err)
 	}
-	_, err = c.GetCommandByHref(context.Background(), "/commands/1")
+	_, err = c.GetCommandByHref(context.Background(), "/apis/commands;version=1;realm=global/commands/1")
 	if !IsNotFound(err) {
 		t.Fatalf("relative href: %v", err)
+	}
+	// A platform path outside the command service is refused before any request to it.
+	before := f.count("GET /auth/tokens/current")
+	_, err = c.GetCommandByHref(context.Background(), "/auth/tokens/current")
+	if err == nil || !strings.Contains(err.Error(), "does not address a command") {
+		t.Fatalf("token information as a command: %v", err)
+	}
+	if n := f.count("GET /auth/tokens/current") - before; n != 0 {
+		t.Errorf("the token information was read %d times", n)
 	}
 }

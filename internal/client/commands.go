@@ -276,7 +276,7 @@ func (c *Client) GetCommand(ctx context.Context, id string) (*Command, error) {
 // absolute one must point at the platform (platform_url, registry_url or an
 // address the registry lists), since the request carries the access token.
 func (c *Client) GetCommandByHref(ctx context.Context, href string) (*Command, error) {
-	u, err := c.platformHref(ctx, href)
+	u, err := c.commandHref(ctx, href)
 	if err != nil {
 		return nil, err
 	}
@@ -285,10 +285,43 @@ func (c *Client) GetCommandByHref(ctx context.Context, href string) (*Command, e
 
 func (c *Client) getCommand(ctx context.Context, href string) (*Command, error) {
 	var cmd Command
-	if _, err := c.do(ctx, &request{method: http.MethodGet, url: href, auth: authPlatform}, &cmd); err != nil {
+	resp, err := c.do(ctx, &request{method: http.MethodGet, url: href, auth: authPlatform}, &cmd)
+	if err != nil {
 		return nil, err
 	}
+	if cmd.Command.ID == "" {
+		// Any other document (a token's information, say) must not pass for a command.
+		return nil, fmt.Errorf("GET %s: the answer is not a command resource (it has no command object)", pathOf(resp.url))
+	}
 	return &cmd, nil
+}
+
+// commandHref resolves href like platformHref and checks that it addresses the
+// command service: it must lie under the base of the registry's
+// command:command-by-id template, not at any other platform path.
+func (c *Client) commandHref(ctx context.Context, href string) (string, error) {
+	u, err := c.platformHref(ctx, href)
+	if err != nil {
+		return "", err
+	}
+	roots, err := c.serviceRoots(ctx)
+	if err != nil {
+		return "", err
+	}
+	var bases []string
+	for _, e := range roots.resources[relCommandByID] {
+		prefix, _, _ := strings.Cut(e.Href, "{")
+		if base, err := resolveHref(roots.url, prefix); err == nil && base != "" {
+			bases = append(bases, base)
+			if strings.HasPrefix(u, base) && len(u) > len(base) {
+				return u, nil
+			}
+		}
+	}
+	if len(bases) == 0 {
+		return "", fmt.Errorf("the service registry has no %s resource", relCommandByID)
+	}
+	return "", fmt.Errorf("href %q does not address a command of the platform's command service (%s…)", redactURL(href), redactURL(bases[0]))
 }
 
 // CancelCommand cancels a command through its command:cancel link and returns
@@ -303,7 +336,7 @@ func (c *Client) CancelCommand(ctx context.Context, cmd *Command) (*Command, err
 	if !ok {
 		return nil, fmt.Errorf("command %s has no command:cancel link", cmd.Command.ID)
 	}
-	href, err := c.platformHref(ctx, link.Href)
+	href, err := c.commandHref(ctx, link.Href)
 	if err != nil {
 		return nil, err
 	}

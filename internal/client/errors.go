@@ -214,3 +214,16 @@ func redactURL(s string) string {
 	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
 	return u.String()
 }
+
+// ForeignHostError is an href, found in a platform document, that points at a
+// host other than the platform's: the client refuses to send a credential there.
+type ForeignHostError struct {
+	// Href is the refused address and Platform the platform's, both redacted.
+	Href, Platform string
+}
+
+// Error names both hosts.
+func (e *ForeignHostError) Error() string {
+	return fmt.Sprintf("the platform's document links to %s, which is not on the platform (%s); refusing to send "+
+		"credentials there (a misconfigured or tampered discovery document?)", e.Href, e.Platform)
+}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/base64"
 	"net/http"
+	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -42,7 +44,45 @@ func configuredSecrets(cfg Config) []string {
 	if cfg.ClientID != "" && cfg.ClientSecret != "" {
 		candidates = append(candidates, base64.StdEncoding.EncodeToString([]byte(cfg.ClientID+":"+cfg.ClientSecret)))
 	}
-	return slices.DeleteFunc(candidates, func(s string) bool { return s == "" })
+	// A password written into an address (https://user:pass@host) is a secret too.
+	for _, a := range []string{cfg.AdminURL, cfg.PlatformURL, cfg.PublishingURL, cfg.RegistryURL} {
+		if u, err := url.Parse(a); err == nil && u.User != nil {
+			if p, ok := u.User.Password(); ok {
+				candidates = append(candidates, p)
+			}
+		}
+	}
+	// A server that echoes a form echoes its values URL-encoded.
+	for _, c := range slices.Clone(candidates) {
+		if e := url.QueryEscape(c); e != c {
+			candidates = append(candidates, e)
+		}
+	}
+	candidates = slices.DeleteFunc(candidates, func(s string) bool { return s == "" })
+	slices.Sort(candidates)
+	return slices.Compact(candidates)
+}
+
+// maskText replaces every secret the client knows of (configured, or a
+// credential it holds) in s, for error text that a server may have echoed.
+func (c *Client) maskText(s string) string {
+	secrets := c.secretStrings()
+	// Longest first, so that a secret containing another is masked whole.
+	slices.SortFunc(secrets, func(a, b string) int { return len(b) - len(a) })
+	for _, secret := range secrets {
+		s = strings.ReplaceAll(s, secret, "***")
+	}
+	return s
+}
+
+// maskAPIError masks what a server wrote into an error answer.
+func (c *Client) maskAPIError(e *APIError) {
+	e.Message = c.maskText(e.Message)
+	for k, v := range e.Params {
+		if s, ok := v.(string); ok {
+			e.Params[k] = c.maskText(s)
+		}
+	}
 }
 
 // secretStrings lists every non-empty secret the client knows of: the

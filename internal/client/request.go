@@ -147,6 +147,7 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 		}
 		if resp.status < 200 || resp.status > 299 {
 			apiErr := parseAPIError(r.method, resp)
+			c.maskAPIError(apiErr)
 			logDebug(ctx, "API error", map[string]any{
 				"method": r.method, "path": apiErr.Path, "status": apiErr.Status, "code": apiErr.Code,
 			})

@@ -111,8 +111,11 @@ func (d *commandDataSource) Schema(ctx context.Context, _ datasource.SchemaReque
 			},
 			"href": schema.StringAttribute{
 				MarkdownDescription: "The command's address, e.g. a link found in another resource: absolute on the platform, " +
-					"or relative to `platform_url`. The provider sends its access token only to the platform's hosts. Exactly " +
-					"one of `id` and `href` is required; when `id` is given, this is the command's `self` link.",
+					"or relative to `platform_url`. It must address a command of the platform's command service (the address " +
+					"the service registry gives for `command:command-by-id`); any other address is refused before it is read, " +
+					"and an answer that is not a command resource is an error. The provider sends its access token only to " +
+					"the platform's hosts. Exactly one of `id` and `href` is required; when `id` is given, this is the " +
+					"command's `self` link.",
 				Optional:   true,
 				Computed:   true,
 				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},

@@ -47,6 +47,16 @@ func TestAccProviderBinary(t *testing.T) {
 		testRateLimitedParallelApply(t, newWorkspace)
 	})
 
+	t.Run("echoed secrets are masked", func(t *testing.T) {
+		t.Parallel()
+		testEchoedSecrets(t, newWorkspace)
+	})
+
+	t.Run("close at 1 s per request", func(t *testing.T) {
+		t.Parallel()
+		testCloseUnderLatency(t, newWorkspace)
+	})
+
 	t.Run("logout after every command", func(t *testing.T) {
 		t.Parallel()
 		emu := newTestEmulator(t)

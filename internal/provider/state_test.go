@@ -187,17 +187,21 @@ resource "mediaplatform_score" "aliased" {
 // plan, once the platform answers again, is empty: nothing replaced.
 func TestAccState_failedWaitDoesNotTaint(t *testing.T) {
 	t.Parallel()
-	for name, answer := range map[string]*faultproxy.Answer{
-		"rate limit":   {Status: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {"0"}}},
-		"server error": {Status: http.StatusServiceUnavailable},
-		"bad gateway":  {Status: http.StatusBadGateway},
+	for name, tc := range map[string]struct {
+		answer *faultproxy.Answer
+		times  int
+	}{
+		// A rate limit asking for an hour ends the wait at once; the others fail both
+		// attempts (max_retries = 1) of the first status read.
+		"rate limit":   {&faultproxy.Answer{Status: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {"3600"}}}, 1},
+		"server error": {&faultproxy.Answer{Status: http.StatusServiceUnavailable}, 2},
+		"bad gateway":  {&faultproxy.Answer{Status: http.StatusBadGateway}, 2},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			emu, proxy := newProxiedTestEmulator(t, "failing status reads")
 			ctl := emu.control(t, "score counts")
-			// Two attempts (max_retries = 1) of the first status read fail, so the wait ends.
-			proxy.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/scores/[^/]+$`, Respond: answer, Times: 2})
+			proxy.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/scores/[^/]+$`, Respond: tc.answer, Times: tc.times})
 			config := providerConfigPlus(emu, "max_retries = 1") + fmt.Sprintf(`
 resource "mediaplatform_score" "test" {
   score_url = %q
@@ -477,7 +481,7 @@ resource "mediaplatform_score" "test" {
 	if s.Scores != n || s.Requests[publishRoute(ctl)] < n {
 		t.Errorf("the emulator holds %d scores after %d publish requests, want %d", s.Scores, s.Requests[publishRoute(ctl)], n)
 	}
-	if strings.Contains(out, "429") || strings.Contains(out, "tainted") || strings.Contains(out, "Unable to confirm") {
+	if strings.Contains(out, "Too Many Requests") || strings.Contains(out, "tainted") || strings.Contains(out, "Unable to confirm") {
 		t.Errorf("the apply reported a rate limit or a warning:\n%s", out)
 	}
 	w.run("destroy", "-auto-approve", "-parallelism=50")
