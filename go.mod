@@ -11,6 +11,7 @@ require (
 	github.com/hashicorp/terraform-plugin-go v0.31.0
 	github.com/hashicorp/terraform-plugin-log v0.11.0
 	github.com/hashicorp/terraform-plugin-testing v1.16.0
+	github.com/std-uritemplate/std-uritemplate/go/v2 v2.0.3
 	github.com/yosida95/uritemplate/v3 v3.0.2
 	golang.org/x/text v0.43.0
 )

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/yosida95/uritemplate/v3"
+	stduritemplate "github.com/std-uritemplate/std-uritemplate/go/v2"
 )
 
 // Registry link relations used by the client.
@@ -79,17 +79,15 @@ func (c *Client) expand(ctx context.Context, rel string, vars map[string]string)
 			}
 		}
 	}
-	tmpl, err := uritemplate.New(entry.Href)
-	if err != nil {
-		return "", fmt.Errorf("the service registry's %s href is not a URI template: %w", rel, err)
-	}
-	values := uritemplate.Values{}
+	// RFC 6570: a value's non-ASCII characters are percent-encoded as UTF-8 bytes
+	// (clip-ü is clip-%C3%BC), which this library does and the one used before did not.
+	values := stduritemplate.Substitutions{}
 	for k, v := range vars {
 		if v != "" {
-			values.Set(k, uritemplate.String(v))
+			values[k] = v
 		}
 	}
-	href, err := tmpl.Expand(values)
+	href, err := stduritemplate.Expand(entry.Href, values)
 	if err != nil {
 		return "", fmt.Errorf("expanding the service registry's %s href: %w", rel, err)
 	}

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/netip"
 	"regexp"
@@ -333,22 +332,18 @@ func validPort(port string) bool {
 	return err == nil && p >= 1 && p <= 65535 && strconv.Itoa(p) == port
 }
 
-// validHost accepts an IPv4 or IPv6 address (net.ParseIP, or with a zone) or a host
-// name: dot-separated labels of letters, digits, hyphens and underscores (as found in
-// directory service names), each 1–63 characters not starting or ending with a
-// hyphen, 253 characters at most, an optional trailing dot.
+// validHost accepts what the contract calls a server address: an IPv4 or IPv6
+// address (without a zone or brackets), or a host name of RFC 1123 labels (letters,
+// digits and hyphens, 1–63 characters, not starting or ending with a hyphen) with
+// dots between them, 253 characters at most. No scheme, port, path or space.
 func validHost(h string) bool {
-	if net.ParseIP(h) != nil {
-		return true
+	if a, err := netip.ParseAddr(h); err == nil {
+		return a.Zone() == ""
 	}
-	if _, err := netip.ParseAddr(h); err == nil {
-		return true
-	}
-	name := strings.TrimSuffix(h, ".")
-	if name == "" || len(name) > 253 {
+	if h == "" || len(h) > 253 {
 		return false
 	}
-	for _, label := range strings.Split(name, ".") {
+	for _, label := range strings.Split(h, ".") {
 		if !hostLabel.MatchString(label) {
 			return false
 		}
@@ -356,4 +351,4 @@ func validHost(h string) bool {
 	return true
 }
 
-var hostLabel = regexp.MustCompile(`^[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$`)
+var hostLabel = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$`)

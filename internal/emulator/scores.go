@@ -259,7 +259,8 @@ func (e *Emulator) handlePublishScore(w http.ResponseWriter, r *http.Request, u 
 	}
 	host, ok := scoreURLHost(scoreURL)
 	if !ok {
-		badArgument(w, scoreNamespace, "scoreUrl", "scoreUrl must be an absolute http or https URL with a host")
+		badArgument(w, scoreNamespace, "scoreUrl", fmt.Sprintf("scoreUrl must be an absolute http or https URL with a host, "+
+			"at most %d characters, with characters outside RFC 3986 percent-encoded", maxScoreURLLength))
 		return
 	}
 	alias, hasAlias, bad := params.str("scoreId")
@@ -308,6 +309,9 @@ func (e *Emulator) handlePublishScore(w http.ResponseWriter, r *http.Request, u 
 
 // scoreURLHost returns the lower-cased host name of an absolute http(s) URL.
 func scoreURLHost(raw string) (string, bool) {
+	if len(raw) > maxScoreURLLength || !onlyURICharacters(raw) {
+		return "", false
+	}
 	u, err := url.Parse(raw)
 	if err != nil || !u.IsAbs() || u.Opaque != "" {
 		return "", false
@@ -319,12 +323,43 @@ func scoreURLHost(raw string) (string, bool) {
 	return host, host != ""
 }
 
+// maxScoreURLLength is the longest scoreUrl the contract accepts.
+const maxScoreURLLength = 2048
+
+// onlyURICharacters reports whether s holds only characters RFC 3986 allows in a
+// URI (unreserved, reserved, and % followed by two hexadecimal digits): a raw space
+// or a non-ASCII letter must arrive percent-encoded.
+func onlyURICharacters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("-._~:/?#[]@!$&'()*+,;=", c) >= 0:
+		case c == '%':
+			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+				return false
+			}
+			i += 2
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
 var scoreAliasPattern = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 
 func checkScoreAlias(alias string) *badParam {
 	switch {
 	case len(alias) < 1 || len(alias) > maxScoreAliasLength || !scoreAliasPattern.MatchString(alias):
 		return &badParam{"scoreId", fmt.Sprintf("scoreId must be 1 to %d characters of A-Z, a-z, 0-9, '.', '_' and '-'", maxScoreAliasLength)}
+	case alias == "." || alias == "..":
+		// They are path segments with a meaning of their own in /scores/{id}.
+		return &badParam{"scoreId", "scoreId must not be '.' or '..'"}
 	case parsesAsUUID(alias):
 		// It would be ambiguous in /scores/{id}.
 		return &badParam{"scoreId", "scoreId must not be a UUID"}

@@ -846,7 +846,7 @@ func TestCreateViewBadArguments(t *testing.T) {
 func TestViewer(t *testing.T) {
 	t.Parallel()
 	api := newScoreAPI(t, Options{}, true)
-	api.publish(t, `{"scoreUrl":"https://cdn.example/<v>.sib","scoreId":"viewable"}`)
+	api.publish(t, `{"scoreUrl":"https://cdn.example/v.sib","scoreId":"viewable"}`)
 	newView := func(body string) string {
 		return wantScoreOK(t, api.do(t, http.MethodPost, "/scores/viewable/view", body)).view(t).ViewerURL
 	}

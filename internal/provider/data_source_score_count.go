@@ -53,7 +53,7 @@ func (d *scoreCountDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 			"score_url": schema.StringAttribute{
 				MarkdownDescription: scoreURLFilterDescription,
 				Optional:            true,
-				Validators:          []validator.String{absoluteURL()},
+				Validators:          []validator.String{scoreURL()},
 			},
 			"offset": schema.Int64Attribute{
 				MarkdownDescription: "Where counting begins: the number of matching scores, oldest first, that are not counted; " +

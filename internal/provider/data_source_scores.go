@@ -59,7 +59,7 @@ func (d *scoresDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 			"score_url": schema.StringAttribute{
 				MarkdownDescription: scoreURLFilterDescription,
 				Optional:            true,
-				Validators:          []validator.String{absoluteURL()},
+				Validators:          []validator.String{scoreURL()},
 			},
 			"offset": schema.Int64Attribute{
 				MarkdownDescription: "Number of matching scores to skip, from the oldest; 0 or more. Default `0`.",

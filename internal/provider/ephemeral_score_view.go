@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -55,7 +54,7 @@ func (r *scoreViewEphemeralResource) Schema(_ context.Context, _ ephemeral.Schem
 			"license_string": schema.StringAttribute{
 				MarkdownDescription: viewLicenseStringDescription,
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.LengthAtMost(maxLicenseString)},
+				Validators:          []validator.String{maxCharacters(maxLicenseString)},
 			},
 			"lang": schema.StringAttribute{
 				MarkdownDescription: viewLangDescription,

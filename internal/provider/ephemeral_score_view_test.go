@@ -182,7 +182,7 @@ resource "echo" "test" {}
 		{"score = \"s\"\n  lang = \"english please\"", []string{"lang", "BCP 47 language tag", `"english please"`}},
 		{"score = \"s\"\n  expires_in = 86401", []string{"expires_in", "between 0 and 86400, got: 86401"}},
 		{"score = \"s\"\n  expires_in = -1", []string{"expires_in", "between 0 and 86400, got: -1"}},
-		{"score = \"s\"\n  license_string = \"" + strings.Repeat("x", maxLicenseString+1) + "\"", []string{"license_string", "length must be at most 1024"}},
+		{"score = \"s\"\n  license_string = \"" + strings.Repeat("x", maxLicenseString+1) + "\"", []string{"license_string", "at most 1024 characters", "it has 1025"}},
 		{"score = \"s\"\n  renew_before = \"10m\"", []string{`An argument named "renew_before" is not expected here`}},
 	})
 }

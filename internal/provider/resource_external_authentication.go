@@ -94,9 +94,10 @@ func (r *externalAuthenticationResource) Schema(_ context.Context, _ resource.Sc
 				NestedObject: schema.NestedAttributeObject{
 					Attributes: map[string]schema.Attribute{
 						"address": schema.StringAttribute{
-							MarkdownDescription: "Host name or IP address of the server.",
-							Required:            true,
-							Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+							MarkdownDescription: "Host name or IP address of the server, e.g. `dc1.corp.example` or `10.0.0.9`: no " +
+								"scheme, port (set `port`), path or spaces.",
+							Required:   true,
+							Validators: []validator.String{serverAddress()},
 						},
 						"port": schema.Int64Attribute{
 							MarkdownDescription: "TCP port of the server, 1 to 65535 (e.g. 389 for LDAP, 636 for LDAPS).",

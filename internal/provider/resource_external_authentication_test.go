@@ -236,6 +236,6 @@ func TestAccExternalAuthentication_validation(t *testing.T) {
   enabled = true`, []string{"domain_name", "length must be at least 1"}},
 		{`domain_name = "CORP"
   enabled = true
-  servers = [{ address = "", port = 389 }]`, []string{"address", "length must be at least 1"}},
+  servers = [{ address = "", port = 389 }]`, []string{"address", "must be a host name or an IP address"}},
 	})
 }

@@ -75,7 +75,7 @@ func (r *scoreResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				MarkdownDescription: "Absolute `http` or `https` address of the score file; the platform must be able to fetch it. " +
 					"Changing it publishes a new score.",
 				Required:      true,
-				Validators:    []validator.String{absoluteURL()},
+				Validators:    []validator.String{scoreURL()},
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"score_id": schema.StringAttribute{

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -118,7 +117,7 @@ func (r *scoreViewResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"license_string": schema.StringAttribute{
 				MarkdownDescription: viewLicenseStringDescription + viewReplaces,
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.LengthAtMost(maxLicenseString)},
+				Validators:          []validator.String{maxCharacters(maxLicenseString)},
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"lang": schema.StringAttribute{

@@ -227,6 +227,6 @@ func TestAccScoreView_validation(t *testing.T) {
 		{`score = "s"
   renew_before = "10 minutes"`, []string{"renew_before", "does not parse"}},
 		{`score = "s"
-  license_string = "` + fmt.Sprintf("%01025d", 0) + `"`, []string{"license_string", "length must be at most 1024"}},
+  license_string = "` + fmt.Sprintf("%01025d", 0) + `"`, []string{"license_string", "at most 1024 characters", "it has 1025"}},
 	})
 }

@@ -8,11 +8,13 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -71,11 +73,61 @@ func checkAbsoluteURL(s string) string {
 	return ""
 }
 
-// scoreAlias accepts a score alias: 1–128 characters of [A-Za-z0-9._-] that do not
-// form a UUID (a UUID would be ambiguous with the generated identifiers).
+// maxScoreURL is the longest score address the platform accepts (contract §C).
+const maxScoreURL = 2048
+
+// scoreURL accepts what the platform takes as a scoreUrl (contract §C): an absolute
+// http or https URL with a host, at most 2048 characters, with every character
+// outside RFC 3986 (a space, a non-ASCII letter) percent-encoded.
+func scoreURL() validator.String {
+	return stringValidator{
+		description: fmt.Sprintf("an absolute http or https URL of at most %d characters, with characters outside RFC 3986 "+
+			"percent-encoded", maxScoreURL),
+		check: checkScoreURL,
+	}
+}
+
+func checkScoreURL(s string) string {
+	if reason := checkAbsoluteURL(s); reason != "" {
+		return reason
+	}
+	if n := len(s); n > maxScoreURL {
+		return fmt.Sprintf("it has %d characters", n)
+	}
+	position := 0 // in characters, as a user counts them
+	for i, r := range s {
+		position++
+		if r == '%' {
+			if i+2 >= len(s) || !isHexDigit(s[i+1]) || !isHexDigit(s[i+2]) {
+				return fmt.Sprintf("the %% at position %d does not start a percent-encoded byte (%%XX)", position)
+			}
+			continue
+		}
+		if !isURICharacter(r) {
+			return fmt.Sprintf("%q at position %d must be percent-encoded (for a file name, Terraform's urlencode() "+
+				"does it: \"https://host/${urlencode(\"My Score.sib\")}\")", r, position)
+		}
+	}
+	return ""
+}
+
+// isURICharacter reports whether r may stand unencoded in a URI (RFC 3986:
+// unreserved and reserved characters).
+func isURICharacter(r rune) bool {
+	return r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' ||
+		strings.ContainsRune("-._~:/?#[]@!$&'()*+,;=", r))
+}
+
+func isHexDigit(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// scoreAlias accepts a score alias (contract §C): 1–128 characters of
+// [A-Za-z0-9._-], not "." or "..", and not a UUID in any spelling (a UUID would be
+// ambiguous with the generated identifiers).
 func scoreAlias() validator.String {
 	return stringValidator{
-		description: "1 to 128 characters of A-Z, a-z, 0-9, '.', '_' and '-' that do not form a UUID",
+		description: "1 to 128 characters of A-Z, a-z, 0-9, '.', '_' and '-', other than '.' and '..', that do not form a UUID",
 		check:       checkScoreAlias,
 	}
 }
@@ -84,10 +136,69 @@ func checkScoreAlias(s string) string {
 	if !aliasPattern.MatchString(s) {
 		return fmt.Sprintf("got %q", s)
 	}
-	if isUUID(s) {
+	if s == "." || s == ".." {
+		return fmt.Sprintf("%q is a path segment of its own, so the score could not be read by it", s)
+	}
+	if _, err := uuid.Parse(s); err == nil {
 		return fmt.Sprintf("%q is a UUID", s)
 	}
 	return ""
+}
+
+// serverAddress accepts an authentication server's address (contract §A): a host
+// name of RFC 1123 labels with dots between them, or an IPv4 or IPv6 address; no
+// scheme, port, path or space.
+func serverAddress() validator.String {
+	return stringValidator{
+		description: "a host name or an IP address, without scheme, port, path or spaces",
+		check:       checkServerAddress,
+	}
+}
+
+// hostLabel is one RFC 1123 label: letters, digits and hyphens, 1–63 characters,
+// not starting or ending with a hyphen.
+var hostLabel = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$`)
+
+func checkServerAddress(s string) string {
+	if a, err := netip.ParseAddr(s); err == nil {
+		if a.Zone() != "" {
+			return fmt.Sprintf("%q carries an IPv6 zone", s)
+		}
+		return ""
+	}
+	switch {
+	case strings.Contains(s, "://"):
+		return fmt.Sprintf("%q has a scheme: give the host alone, and the port in port", s)
+	case strings.ContainsAny(s, " \t"):
+		return fmt.Sprintf("%q contains a space", s)
+	case strings.Contains(s, "/"):
+		return fmt.Sprintf("%q contains a path", s)
+	case strings.Contains(s, ":"):
+		return fmt.Sprintf("%q contains a port: set it in port", s)
+	case len(s) > 253:
+		return fmt.Sprintf("it has %d characters, more than 253", len(s))
+	}
+	for _, label := range strings.Split(s, ".") {
+		if !hostLabel.MatchString(label) {
+			return fmt.Sprintf("%q has the label %q (labels are 1 to 63 letters, digits and hyphens, not starting or "+
+				"ending with a hyphen, with dots between them)", s, label)
+		}
+	}
+	return ""
+}
+
+// maxCharacters accepts at most n characters, counted as Unicode code points as the
+// platform counts them (stringvalidator.LengthAtMost counts bytes).
+func maxCharacters(n int) stringValidator {
+	return stringValidator{
+		description: fmt.Sprintf("at most %d characters", n),
+		check: func(s string) string {
+			if c := utf8.RuneCountInString(s); c > n {
+				return fmt.Sprintf("it has %d", c)
+			}
+			return ""
+		},
+	}
 }
 
 // scoreReference accepts what the API takes as a score's {id}: a UUID or an alias.
@@ -99,7 +210,10 @@ func scoreReference() validator.String {
 }
 
 func checkScoreReference(s string) string {
-	if isUUID(s) || aliasPattern.MatchString(s) {
+	switch {
+	case s == "." || s == "..":
+		return fmt.Sprintf("%q is a path segment of its own, not a score", s)
+	case isUUID(s) || aliasPattern.MatchString(s):
 		return ""
 	}
 	return fmt.Sprintf("got %q", s)
