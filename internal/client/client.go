@@ -120,6 +120,10 @@ type Config struct {
 	// terraform-provider-mediaplatform/<Version>.
 	Version string
 
+	// Deferred names the settings (provider attribute names) whose value the
+	// configuration only knows after apply: CheckSettings does not report them.
+	Deferred map[string]bool
+
 	// Transport replaces the HTTP transport (tests). When set, CACertPEM and
 	// InsecureSkipVerify are not applied to it.
 	Transport http.RoundTripper
@@ -364,3 +368,36 @@ func (c *Client) RegistryURL() (string, error) {
 
 // RequestTimeout returns the limit of one HTTP attempt (request_timeout).
 func (c *Client) RequestTimeout() time.Duration { return c.cfg.RequestTimeout }
+
+// Area is a part of the platform an object needs, for CheckSettings.
+type Area int
+
+// The areas whose settings CheckSettings checks.
+const (
+	AreaAdmin      Area = iota // the administrator API (admin_url and its login)
+	AreaPlatform               // the token flow (platform_url, the application credential, the user)
+	AreaPublishing             // the score API (publishing_url or admin_url), through the token flow
+)
+
+// CheckSettings reports the first setting that calls in area need and that is
+// neither configured nor in its environment variable, without contacting
+// anything: a plan can report it before an apply fails on it. Settings the
+// configuration only knows after apply (Config.Deferred) are not reported.
+func (c *Client) CheckSettings(area Area) error {
+	var err error
+	switch area {
+	case AreaAdmin:
+		_, err = c.adminBase()
+	case AreaPlatform:
+		_, err = c.platformBase()
+	case AreaPublishing:
+		if _, err = c.PublishingURL(); err == nil {
+			_, err = c.platformBase()
+		}
+	}
+	var missing *MissingSettingError
+	if errors.As(err, &missing) && c.cfg.Deferred[missing.Setting] {
+		return nil
+	}
+	return err
+}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/providervalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -32,6 +33,7 @@ var (
 	_ provider.Provider                       = (*mediaplatformProvider)(nil)
 	_ provider.ProviderWithEphemeralResources = (*mediaplatformProvider)(nil)
 	_ provider.ProviderWithFunctions          = (*mediaplatformProvider)(nil)
+	_ provider.ProviderWithConfigValidators   = (*mediaplatformProvider)(nil)
 )
 
 // New returns a constructor for the provider at the given version.
@@ -79,6 +81,15 @@ const (
 )
 
 var serviceNamePattern = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+
+// ConfigValidators reports, at validation time, both forms of the application
+// credential set in the configuration.
+func (p *mediaplatformProvider) ConfigValidators(context.Context) []provider.ConfigValidator {
+	return []provider.ConfigValidator{
+		providervalidator.Conflicting(path.MatchRoot("basic_token"), path.MatchRoot("client_id")),
+		providervalidator.Conflicting(path.MatchRoot("basic_token"), path.MatchRoot("client_secret")),
+	}
+}
 
 func (p *mediaplatformProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
 	resp.TypeName = "mediaplatform"
@@ -210,6 +221,16 @@ func (p *mediaplatformProvider) Configure(ctx context.Context, req provider.Conf
 		return os.Getenv(name)
 	})
 
+	if cfg.BasicToken != "" && (cfg.ClientID != "" || cfg.ClientSecret != "") {
+		// Both forms of the application credential, one of them (at least) from the
+		// environment: the configuration-level conflict is reported by ConfigValidators.
+		resp.Diagnostics.AddError("Conflicting application credentials",
+			fmt.Sprintf("basic_token (or %s) and client_id/client_secret (or %s/%s) are both set. They are two forms "+
+				"of the same credential: set either basic_token, or both client_id and client_secret.",
+				client.EnvBasicToken, client.EnvClientID, client.EnvClientSecret))
+		return
+	}
+
 	c, err := p.clientFor(cfg)
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to configure the mediaplatform provider",
@@ -248,25 +269,30 @@ func configFromModel(data providerModel) (client.Config, map[string]bool) {
 		value types.String
 		field *string
 		env   string
+		name  string
 	}{
-		{data.AdminURL, &cfg.AdminURL, client.EnvAdminURL},
-		{data.AdminUsername, &cfg.AdminUsername, client.EnvAdminUsername},
-		{data.AdminPassword, &cfg.AdminPassword, client.EnvAdminPassword},
-		{data.PlatformURL, &cfg.PlatformURL, client.EnvPlatformURL},
-		{data.ClientID, &cfg.ClientID, client.EnvClientID},
-		{data.ClientSecret, &cfg.ClientSecret, client.EnvClientSecret},
-		{data.BasicToken, &cfg.BasicToken, client.EnvBasicToken},
-		{data.Username, &cfg.Username, client.EnvUsername},
-		{data.Password, &cfg.Password, client.EnvPassword},
-		{data.PublishingURL, &cfg.PublishingURL, client.EnvPublishingURL},
-		{data.PublishingService, &cfg.PublishingService, client.EnvPublishingService},
-		{data.RegistryURL, &cfg.RegistryURL, client.EnvRegistryURL},
-		{data.CACertPEM, &cfg.CACertPEM, ""},
+		{data.AdminURL, &cfg.AdminURL, client.EnvAdminURL, "admin_url"},
+		{data.AdminUsername, &cfg.AdminUsername, client.EnvAdminUsername, "admin_username"},
+		{data.AdminPassword, &cfg.AdminPassword, client.EnvAdminPassword, "admin_password"},
+		{data.PlatformURL, &cfg.PlatformURL, client.EnvPlatformURL, "platform_url"},
+		{data.ClientID, &cfg.ClientID, client.EnvClientID, "client_id"},
+		{data.ClientSecret, &cfg.ClientSecret, client.EnvClientSecret, "client_secret"},
+		{data.BasicToken, &cfg.BasicToken, client.EnvBasicToken, "basic_token"},
+		{data.Username, &cfg.Username, client.EnvUsername, "username"},
+		{data.Password, &cfg.Password, client.EnvPassword, "password"},
+		{data.PublishingURL, &cfg.PublishingURL, client.EnvPublishingURL, "publishing_url"},
+		{data.PublishingService, &cfg.PublishingService, client.EnvPublishingService, "publishing_service"},
+		{data.RegistryURL, &cfg.RegistryURL, client.EnvRegistryURL, "registry_url"},
+		{data.CACertPEM, &cfg.CACertPEM, "", "ca_cert_pem"},
 	} {
 		if s.value.IsUnknown() {
 			if s.env != "" {
 				ignoredEnv[s.env] = true
 			}
+			if cfg.Deferred == nil {
+				cfg.Deferred = map[string]bool{}
+			}
+			cfg.Deferred[s.name] = true
 			continue
 		}
 		*s.field = s.value.ValueString()

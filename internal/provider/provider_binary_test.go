@@ -180,8 +180,8 @@ resource "mediaplatform_external_authentication" "test" {
 		w := newWorkspace(t, emu, fmt.Sprintf(`
 resource "mediaplatform_score_view" "test" {
   score        = %q
-  expires_in   = 60
-  renew_before = "10m"
+  expires_in   = 2
+  renew_before = "1900ms"
 }
 `, alias))
 		w.run("apply", "-auto-approve")
@@ -189,7 +189,7 @@ resource "mediaplatform_score_view" "test" {
 		for _, want := range []*regexp.Regexp{
 			errorPattern("mediaplatform_score_view.test must be replaced"),
 			errorPattern("expires_at", "# forces replacement"),
-			errorPattern("Warning: Score view will be replaced", `of score "`+alias+`" expires in`, "less than renew_before (10m)"),
+			errorPattern("Warning: Score view will be replaced", `of score "`+alias+`" expires in`, "less than renew_before (1900ms)"),
 		} {
 			if !want.MatchString(out) {
 				t.Errorf("plan output lacks %q:\n%s", want, out)

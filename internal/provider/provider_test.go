@@ -630,7 +630,7 @@ func TestProviderConfigure(t *testing.T) {
 		t.Errorf("client_id in config: basic_token %q, client_id %q, client_secret %q", cfg.BasicToken, cfg.ClientID, cfg.ClientSecret)
 	}
 
-	_, resp = configureProvider(t, map[string]tftypes.Value{"ca_cert_pem": str("not a certificate")})
+	_, resp = configureProvider(t, map[string]tftypes.Value{"ca_cert_pem": str("not a certificate"), "basic_token": str("Y2ZnOmJhc2lj")})
 	if !resp.Diagnostics.HasError() || !strings.Contains(resp.Diagnostics.Errors()[0].Detail(), "ca_cert_pem") {
 		t.Errorf("an invalid ca_cert_pem must fail Configure naming it, got %v", resp.Diagnostics)
 	}
@@ -748,8 +748,8 @@ func TestAccProvider_missingSetting(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
-			// The platform settings are complete, so the score is created; the
-			// administrator settings are not, so only the settings resource fails.
+			// The platform settings are complete, the administrator settings are not:
+			// the plan fails on the settings resource, before anything is created.
 			Config: providerBlock(cfg) + fmt.Sprintf(`
 resource "mediaplatform_score" "test" {
   score_url          = %q
@@ -760,7 +760,7 @@ resource "mediaplatform_external_authentication" "test" {
   enabled     = true
 }
 `, accScoreURL(accName()), accDomain()),
-			ExpectError: errorPattern("Unable to store external authentication settings", `"admin_url"`, "MEDIAPLATFORM_ADMIN_URL"),
+			ExpectError: errorPattern("Missing provider setting", `"admin_url"`, "MEDIAPLATFORM_ADMIN_URL"),
 		}},
 	})
 	if ctl := emu.optionalControl(t, "that no administrator login was attempted"); ctl != nil {

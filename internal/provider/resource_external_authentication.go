@@ -24,6 +24,7 @@ var (
 	_ resource.Resource                = (*externalAuthenticationResource)(nil)
 	_ resource.ResourceWithConfigure   = (*externalAuthenticationResource)(nil)
 	_ resource.ResourceWithImportState = (*externalAuthenticationResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*externalAuthenticationResource)(nil)
 )
 
 // NewExternalAuthenticationResource returns the mediaplatform_external_authentication resource.
@@ -128,6 +129,12 @@ func (r *externalAuthenticationResource) Schema(_ context.Context, _ resource.Sc
 
 func (r *externalAuthenticationResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.client = clientFromProviderData(req.ProviderData, &resp.Diagnostics)
+}
+
+// ModifyPlan reports at plan time an administrator setting that storing the
+// settings will need.
+func (r *externalAuthenticationResource) ModifyPlan(_ context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	checkSettingsAtPlan(r.client, client.AreaAdmin, req, resp, true, "Storing the external authentication settings needs it.")
 }
 
 func (r *externalAuthenticationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {

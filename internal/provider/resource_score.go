@@ -25,6 +25,7 @@ var (
 	_ resource.Resource                = (*scoreResource)(nil)
 	_ resource.ResourceWithConfigure   = (*scoreResource)(nil)
 	_ resource.ResourceWithImportState = (*scoreResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*scoreResource)(nil)
 )
 
 // NewScoreResource returns the mediaplatform_score resource.
@@ -141,6 +142,11 @@ func (r *scoreResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 
 func (r *scoreResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.client = clientFromProviderData(req.ProviderData, &resp.Diagnostics)
+}
+
+// ModifyPlan reports at plan time a provider setting that publishing will need.
+func (r *scoreResource) ModifyPlan(_ context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	checkSettingsAtPlan(r.client, client.AreaPublishing, req, resp, false, "Publishing this score needs it.")
 }
 
 func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {

@@ -2,8 +2,11 @@ package provider
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -23,9 +26,11 @@ import (
 )
 
 var (
-	_ resource.Resource               = (*scoreViewResource)(nil)
-	_ resource.ResourceWithConfigure  = (*scoreViewResource)(nil)
-	_ resource.ResourceWithModifyPlan = (*scoreViewResource)(nil)
+	_ resource.Resource                   = (*scoreViewResource)(nil)
+	_ resource.ResourceWithConfigure      = (*scoreViewResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*scoreViewResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*scoreViewResource)(nil)
+	_ resource.ResourceWithUpgradeState   = (*scoreViewResource)(nil)
 )
 
 // NewScoreViewResource returns the mediaplatform_score_view resource.
@@ -86,16 +91,21 @@ func (r *scoreViewResource) Metadata(_ context.Context, req resource.MetadataReq
 
 func (r *scoreViewResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
+		// Version 1: id is a digest of the view id instead of the view id itself.
+		Version: 1,
 		MarkdownDescription: "A time-limited view of a score, kept across runs: its `viewer_url` stays the same until the view " +
 			"is renewed. A plan made when less than `renew_before` is left before `expires_at` replaces the view and " +
 			"warns why. The API cannot read a view back or delete it, so destroying the resource only removes it from the " +
 			"state (the view expires on its own), and the resource cannot be imported. For a fresh URL on every run without " +
-			"storing it in the state, use the ephemeral resource of the same name.",
+			"storing it in the state, use the ephemeral resource of the same name.\n\n" +
+			"~> **Warning** Destroying the resource does not revoke the view: its `viewer_url` keeps opening the score until " +
+			"`expires_at`. The `id` is a digest that does not open the view; `viewer_url` does and is sensitive.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
-				MarkdownDescription: "The view's identifier.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+				MarkdownDescription: "An identifier of the view that does not open it: a digest of the platform's view id " +
+					"(which is the last segment of `viewer_url`). Terraform prints it in the clear, so it must not reveal the URL.",
+				Computed:      true,
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"score": schema.StringAttribute{
 				MarkdownDescription: viewScoreDescription + viewReplaces,
@@ -165,10 +175,38 @@ func (r *scoreViewResource) Configure(_ context.Context, req resource.ConfigureR
 	r.client = clientFromProviderData(req.ProviderData, &resp.Diagnostics)
 }
 
+// defaultViewLifetime is the platform's view lifetime when expires_in is unset or 0.
+const defaultViewLifetime = 7200 * time.Second
+
+// ValidateConfig rejects a renew_before that is not shorter than the view's
+// lifetime: every plan would replace the view, forever.
+func (r *scoreViewResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var config scoreViewModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	if resp.Diagnostics.HasError() || config.RenewBefore.IsNull() || config.RenewBefore.IsUnknown() || config.ExpiresIn.IsUnknown() {
+		return
+	}
+	renewBefore, err := time.ParseDuration(config.RenewBefore.ValueString())
+	if err != nil {
+		return // the attribute's validator reports it
+	}
+	lifetime := defaultViewLifetime
+	if n := config.ExpiresIn.ValueInt64(); n > 0 {
+		lifetime = time.Duration(n) * time.Second
+	}
+	if renewBefore >= lifetime {
+		resp.Diagnostics.AddAttributeError(path.Root("renew_before"), "renew_before is not shorter than the view's lifetime",
+			fmt.Sprintf("renew_before (%s) must be shorter than the view's lifetime (%s, from expires_in): otherwise every "+
+				"plan finds the view within renew_before of its expiry and replaces it, forever. Lower renew_before or raise "+
+				"expires_in.", config.RenewBefore.ValueString(), lifetime))
+	}
+}
+
 // ModifyPlan replaces a view that expires within renew_before. Terraform replaces a
 // resource only for a RequiresReplace path whose value changes, so expires_at and the
 // other values of the old view become unknown in the plan.
 func (r *scoreViewResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	checkSettingsAtPlan(r.client, client.AreaPublishing, req, resp, false, "Creating this score view needs it.")
 	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
 		return // creation or destruction
 	}
@@ -291,7 +329,46 @@ func (r *scoreViewResource) Update(ctx context.Context, req resource.UpdateReque
 }
 
 // Delete only forgets the view: the API cannot delete one, and it expires on its own.
-func (r *scoreViewResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
+func (r *scoreViewResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state scoreViewModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.AddWarning("Score view URL stays live",
+		fmt.Sprintf("The view %s of score %q was removed from the state, but the platform cannot revoke a view: its "+
+			"viewer_url keeps opening the score until it expires at %s. Anyone who has it can use it until then.",
+			state.ID.ValueString(), state.Score.ValueString(), state.ExpiresAt.ValueString()))
+}
+
+// viewID is the identifier Terraform shows for a view: a digest of the platform's
+// view id, since that id is the last segment of the secret viewer_url and Terraform
+// prints ids in the clear ("Creation complete [id=…]", terraform state show).
+func viewID(platformID string) string {
+	sum := sha256.Sum256([]byte(platformID))
+	return "view-" + hex.EncodeToString(sum[:10])
+}
+
+// UpgradeState moves states written before version 1, whose id was the platform's
+// view id (and so revealed the viewer URL), to the digest.
+func (r *scoreViewResource) UpgradeState(ctx context.Context) map[int64]resource.StateUpgrader {
+	current := &resource.SchemaResponse{}
+	r.Schema(ctx, resource.SchemaRequest{}, current)
+	prior := current.Schema
+	prior.Version = 0
+	return map[int64]resource.StateUpgrader{
+		0: {
+			PriorSchema: &prior,
+			StateUpgrader: func(ctx context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
+				var state scoreViewModel
+				resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+				if resp.Diagnostics.HasError() {
+					return
+				}
+				if id := state.ID.ValueString(); id != "" && !strings.HasPrefix(id, "view-") {
+					state.ID = types.StringValue(viewID(id))
+				}
+				resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+			},
+		},
+	}
 }
 
 // create creates the view the arguments describe and sets the attributes the
@@ -318,7 +395,7 @@ func (m *scoreViewAttributesModel) create(ctx context.Context, c *client.Client,
 			fmt.Sprintf("%s of score %q: %s", what, m.Score.ValueString(), hint), err)
 		return ""
 	}
-	m.ID = types.StringValue(view.ID)
+	m.ID = types.StringValue(viewID(view.ID))
 	m.ViewerURL = types.StringValue(view.ViewerURL)
 	m.CreatedAt = timeValue(view.CreatedAt)
 	m.ExpiresAt = timeValue(view.ExpiresAt)

@@ -158,8 +158,8 @@ resource "mediaplatform_score_view" "test" {
 	})
 }
 
-// TestAccScoreView_renewal creates a view that expires sooner than renew_before: every
-// following plan replaces it (the warning saying why is checked with the real binary
+// TestAccScoreView_renewal creates a view of 2 s with renew_before 1.9 s: every plan
+// after the first 100 ms (a terraform command takes longer to start) replaces it (the warning saying why is checked with the real binary
 // in TestAccProviderBinary).
 func TestAccScoreView_renewal(t *testing.T) {
 	t.Parallel()
@@ -171,8 +171,8 @@ resource "mediaplatform_score" "test" {
 }
 resource "mediaplatform_score_view" "test" {
   score        = mediaplatform_score.test.id
-  expires_in   = 60
-  renew_before = "10m"
+  expires_in   = 2
+  renew_before = "1900ms"
 }
 `, accScoreURL(accName()))
 	replaced := []plancheck.PlanCheck{

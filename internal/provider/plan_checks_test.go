@@ -1,0 +1,74 @@
+package provider
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
+)
+
+// TestAccPlanChecks_missingSettingAtPlan: a score planned for creation without the
+// platform password, and settings without the administrator password, fail at plan
+// time naming the setting and its variable, before any request.
+func TestAccPlanChecks_missingSettingAtPlan(t *testing.T) {
+	// Not parallel: it clears environment variables.
+	t.Setenv(client.EnvPassword, "")
+	t.Setenv(client.EnvAdminPassword, "")
+	emu := newTestEmulator(t)
+	noPassword := emu.config()
+	noPassword.Password = ""
+	noAdminPassword := emu.config()
+	noAdminPassword.AdminPassword = ""
+	testRejectedBeforeRequests(t, emu, resource.TestCase{}, true, func(body string) string { return body }, []rejectedConfig{
+		{providerBlock(noPassword) + fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  score_url = %q
+}`, accScoreURL("no-password")), []string{"Missing provider setting", `The provider setting "password" is needed here`, client.EnvPassword}},
+		{providerBlock(noPassword) + `
+resource "mediaplatform_score_view" "test" {
+  score = "some-score"
+}`, []string{"Missing provider setting", `The provider setting "password" is needed here`}},
+		{providerBlock(noAdminPassword) + `
+resource "mediaplatform_external_authentication" "test" {
+  domain_name = "CORP"
+  enabled     = true
+}`, []string{"Missing provider setting", `The provider setting "admin_password" is needed here`, client.EnvAdminPassword}},
+	})
+}
+
+// TestAccPlanChecks_renewBeforeLifetime: a renew_before that is not shorter than the
+// view's lifetime would replace the view on every plan: refused at plan time.
+func TestAccPlanChecks_renewBeforeLifetime(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	testRejectedBeforeRequests(t, emu, resource.TestCase{}, true, blockConfig(emu, `resource "mediaplatform_score_view" "test"`), []rejectedConfig{
+		{"score = \"s\"\n  renew_before = \"2h\"", []string{"renew_before", "must be shorter than the view's lifetime (2h0m0s"}},
+		{"score = \"s\"\n  expires_in = 600\n  renew_before = \"15m\"", []string{"renew_before", "lifetime (10m0s"}},
+	})
+}
+
+// TestAccPlanChecks_conflictingCredentials: basic_token beside client_id or
+// client_secret is reported when the configuration is validated.
+func TestAccPlanChecks_conflictingCredentials(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	cfg := emu.config()
+	cfg.BasicToken = "dGVycmFmb3JtOnRlcnJhZm9ybS1zZWNyZXQ="
+	testRejectedBeforeRequests(t, emu, resource.TestCase{}, true, func(string) string {
+		return providerBlock(cfg) + `data "mediaplatform_health" "test" {}`
+	}, []rejectedConfig{{"", []string{"basic_token", "client_id", "cannot be configured together"}}})
+}
+
+// TestProviderConfigure_conflictingCredentialsFromEnvironment: the same conflict when
+// the variables supply the two forms.
+func TestProviderConfigure_conflictingCredentialsFromEnvironment(t *testing.T) {
+	t.Setenv(client.EnvBasicToken, "dGVycmFmb3JtOnRlcnJhZm9ybS1zZWNyZXQ=")
+	t.Setenv(client.EnvClientID, "terraform")
+	_, resp := configureProvider(t, map[string]tftypes.Value{})
+	if !resp.Diagnostics.HasError() || resp.Diagnostics.Errors()[0].Summary() != "Conflicting application credentials" {
+		t.Errorf("want the conflict reported at configuration, got %v", resp.Diagnostics)
+	}
+}

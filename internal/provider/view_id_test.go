@@ -1,0 +1,91 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	acc "github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+)
+
+// TestScoreViewStateUpgrade upgrades a state written by schema version 0, whose id
+// was the view id (the last segment of viewer_url), to the digest.
+func TestScoreViewStateUpgrade(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := &scoreViewResource{}
+	upgrader := r.UpgradeState(ctx)[0]
+	// The attributes as schema version 0 wrote them.
+	raw := tfprotov6.RawState{JSON: []byte(`{
+  "id": "8bd41c2e5f",
+  "score": "my-score",
+  "printable": null,
+  "pages": null,
+  "license_string": null,
+  "lang": null,
+  "expires_in": null,
+  "renew_before": "10m",
+  "viewer_url": "https://host/viewer/8bd41c2e5f",
+  "created_at": "2026-11-21T10:15:00Z",
+  "expires_at": "2026-11-21T12:15:00Z"
+}`)}
+	value, err := raw.UnmarshalWithOpts(upgrader.PriorSchema.Type().TerraformType(ctx), tfprotov6.UnmarshalOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	current := &resource.SchemaResponse{}
+	r.Schema(ctx, resource.SchemaRequest{}, current)
+	req := resource.UpgradeStateRequest{State: &tfsdk.State{Schema: *upgrader.PriorSchema, Raw: value}}
+	resp := &resource.UpgradeStateResponse{State: tfsdk.State{Schema: current.Schema}}
+	upgrader.StateUpgrader(ctx, req, resp)
+	if resp.Diagnostics.HasError() {
+		t.Fatal(resp.Diagnostics)
+	}
+	var got scoreViewModel
+	resp.Diagnostics.Append(resp.State.Get(ctx, &got)...)
+	if got.ID.ValueString() != viewID("8bd41c2e5f") || strings.Contains(got.ID.ValueString(), "8bd41c2e5f") {
+		t.Errorf("upgraded id %q, want %q", got.ID.ValueString(), viewID("8bd41c2e5f"))
+	}
+	if got.ViewerURL.ValueString() != "https://host/viewer/8bd41c2e5f" || got.Score.ValueString() != "my-score" {
+		t.Errorf("the other attributes changed: %+v", got)
+	}
+}
+
+// TestAccScoreView_idDoesNotOpenTheView: the id Terraform prints is no part of the
+// viewer URL, and destroying the view warns that the URL stays live.
+func TestAccScoreView_idDoesNotOpenTheView(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	acc.Test(t, acc.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []acc.TestStep{{
+			Config: emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  score_url          = %q
+  wait_for_rendering = false
+}
+resource "mediaplatform_score_view" "test" {
+  score = mediaplatform_score.test.id
+}
+`, accScoreURL("view-id")),
+			Check: func(s *terraform.State) error {
+				attrs := s.RootModule().Resources["mediaplatform_score_view.test"].Primary.Attributes
+				id, viewerURL := attrs["id"], attrs["viewer_url"]
+				if !regexp.MustCompile(`^view-[0-9a-f]{20}$`).MatchString(id) {
+					return fmt.Errorf("id %q is not a view digest", id)
+				}
+				segment := viewerURL[strings.LastIndex(viewerURL, "/")+1:]
+				if segment == "" || strings.Contains(id, segment) || strings.Contains(viewerURL, strings.TrimPrefix(id, "view-")) {
+					return fmt.Errorf("id %q and viewer_url %q share their secret part", id, viewerURL)
+				}
+				return nil
+			},
+		}},
+	})
+}
