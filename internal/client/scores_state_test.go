@@ -159,7 +159,7 @@ func TestWaitForRenderingWaitsOutUnknownStatuses(t *testing.T) {
 	}
 	for _, status := range []string{"queued", "failed", "ERROR"} {
 		p.Clear()
-		p.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/scores/[^/]+$`, Body: setStatus(t, status)})
+		p.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/scores/[^/]+$`, Body: setStatus(status)})
 		// Long enough for the first read on a loaded machine.
 		ctx, cancel := context.WithTimeout(env.ctx, 2*time.Second)
 		got, err := c.WaitForRendering(ctx, s.ID)
@@ -170,12 +170,13 @@ func TestWaitForRenderingWaitsOutUnknownStatuses(t *testing.T) {
 	}
 }
 
-// setStatus returns a body rewrite that sets score.status in a score answer.
-func setStatus(t *testing.T, status string) func([]byte) []byte {
+// setStatus returns a body rewrite that sets score.status in a score answer (any
+// other answer, such as the empty one of a request the client gave up on at its
+// deadline, passes unchanged).
+func setStatus(status string) func([]byte) []byte {
 	return func(b []byte) []byte {
 		var doc map[string]map[string]any
 		if err := json.Unmarshal(b, &doc); err != nil || doc["score"] == nil {
-			t.Errorf("not a score answer: %s", b)
 			return b
 		}
 		doc["score"]["status"] = status
