@@ -396,8 +396,21 @@ func (c *Client) CheckSettings(area Area) error {
 		}
 	}
 	var missing *MissingSettingError
-	if errors.As(err, &missing) && c.cfg.Deferred[missing.Setting] {
+	if errors.As(err, &missing) && c.deferred(missing.Setting) {
 		return nil
 	}
 	return err
+}
+
+// deferred reports whether setting, or the setting that can stand in for it, is
+// only known after apply.
+func (c *Client) deferred(setting string) bool {
+	d := c.cfg.Deferred
+	switch setting {
+	case "publishing_url":
+		return d[setting] || d["admin_url"] // derived from admin_url
+	case "client_id", "client_secret":
+		return d[setting] || d["basic_token"] // or the pre-encoded credential
+	}
+	return d[setting]
 }

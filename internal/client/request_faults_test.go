@@ -197,3 +197,34 @@ func TestTemplateValuesAreUTF8Encoded(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckSettingsDefersUnknownValues: a setting the configuration only knows after
+// apply, or one that stands in for the missing one, is not reported at plan time.
+func TestCheckSettingsDefersUnknownValues(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		cfg  Config
+		area Area
+		want string // the setting reported, "" for none
+	}{
+		"password missing":          {Config{PlatformURL: "https://h", ClientID: "a", ClientSecret: "b", Username: "u", PublishingURL: "https://h/p"}, AreaPublishing, "password"},
+		"password deferred":         {Config{PlatformURL: "https://h", ClientID: "a", ClientSecret: "b", Username: "u", PublishingURL: "https://h/p", Deferred: map[string]bool{"password": true}}, AreaPublishing, ""},
+		"admin_url deferred":        {Config{PlatformURL: "https://h", ClientID: "a", ClientSecret: "b", Username: "u", Password: "p", Deferred: map[string]bool{"admin_url": true}}, AreaPublishing, ""},
+		"basic_token deferred":      {Config{PlatformURL: "https://h", Username: "u", Password: "p", PublishingURL: "https://h/p", Deferred: map[string]bool{"basic_token": true}}, AreaPlatform, ""},
+		"admin password missing":    {Config{AdminURL: "https://h/api/v1", AdminUsername: "admin"}, AreaAdmin, "admin_password"},
+		"publishing address absent": {Config{PlatformURL: "https://h", ClientID: "a", ClientSecret: "b", Username: "u", Password: "p"}, AreaPublishing, "publishing_url"},
+	} {
+		c, err := New(tc.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = c.CheckSettings(tc.area)
+		var missing *MissingSettingError
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: got %v, want nothing reported", name, err)
+		case tc.want != "" && (!errors.As(err, &missing) || missing.Setting != tc.want):
+			t.Errorf("%s: got %v, want %s reported", name, err, tc.want)
+		}
+	}
+}
