@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // MissingSettingError reports a provider setting that a call needs and that is
@@ -227,3 +228,45 @@ func (e *ForeignHostError) Error() string {
 	return fmt.Sprintf("the platform's document links to %s, which is not on the platform (%s); refusing to send "+
 		"credentials there (a misconfigured or tampered discovery document?)", e.Href, e.Platform)
 }
+
+// Kinds of *NetworkError.
+const (
+	NetworkRefused = "refused" // nothing accepts connections at the address
+	NetworkDNS     = "dns"     // the host name does not resolve
+	NetworkTimeout = "timeout" // nothing answered within request_timeout
+	NetworkOther   = "other"   // the connection failed otherwise (reset, closed)
+)
+
+// NetworkError is a request that got no answer at all, classified by cause, with
+// the address setting it went to, so that a message can lead with what to fix.
+type NetworkError struct {
+	Method, Path string
+	// Host is host:port of the request; Setting the provider setting whose address
+	// it is (e.g. "platform_url"), or "" when none matches.
+	Host, Setting string
+	// Kind is one of the Network* constants.
+	Kind string
+	// Timeout is request_timeout, Attempts how many attempts were made.
+	Timeout  time.Duration
+	Attempts int
+	Err      error
+}
+
+// Error says what happened where, then the transport's own error.
+func (e *NetworkError) Error() string {
+	var what string
+	switch e.Kind {
+	case NetworkRefused:
+		what = "nothing accepts connections at " + e.Host
+	case NetworkDNS:
+		what = "the host name of " + e.Host + " does not resolve"
+	case NetworkTimeout:
+		what = fmt.Sprintf("nothing answered at %s within %s (request_timeout) × %d attempt(s)", e.Host, e.Timeout, max(e.Attempts, 1))
+	default:
+		what = "the connection to " + e.Host + " failed"
+	}
+	return fmt.Sprintf("%s %s: %s: %v", e.Method, e.Path, what, e.Err)
+}
+
+// Unwrap returns the transport error.
+func (e *NetworkError) Unwrap() error { return e.Err }

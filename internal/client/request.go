@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -270,10 +271,15 @@ func (c *Client) send(ctx context.Context, r *request, cred string) (*response, 
 			return nil, fmt.Errorf("%s %s: %w (the platform's TLS certificate is not trusted: if a private certificate "+
 				"authority signed it, set ca_cert_pem to that authority's certificate in PEM form)", r.method, path, err)
 		}
-		if !info.retrySafe && !isDialError(err) {
-			return nil, &UnknownOutcomeError{Method: r.method, Path: path, Detail: r.outcomeDetail, Err: err}
+		var netErr error = c.networkError(r.method, u, err, info.attempt)
+		if ctx.Err() != nil {
+			// The caller stopped waiting (a Terraform timeout or interrupt): not the network.
+			netErr = fmt.Errorf("%s %s: %w", r.method, path, err)
 		}
-		return nil, fmt.Errorf("%s %s: %w", r.method, path, err)
+		if !info.retrySafe && !isDialError(err) {
+			return nil, &UnknownOutcomeError{Method: r.method, Path: path, Detail: r.outcomeDetail, Err: netErr}
+		}
+		return nil, netErr
 	}
 	if !info.bodyRead {
 		// Retries ran out on a retryable status; the handler did not run.
@@ -314,6 +320,11 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 			return false, err
 		}
 		retry := (safe || isDialError(err)) && withinCount
+		if isTimeout(err) && attempt >= 2 {
+			// Nothing answered twice within request_timeout: more attempts would only make
+			// a CI job wait max_retries × request_timeout for the same silence.
+			retry = false
+		}
 		if retry {
 			logDebug(ctx, "retrying after a connection error", map[string]any{"error": err.Error(), "attempt": attempt})
 		}
@@ -398,6 +409,51 @@ func isCertificateError(err error) bool {
 	var verification *tls.CertificateVerificationError
 	return errors.As(err, &unknownAuthority) || errors.As(err, &hostname) || errors.As(err, &invalid) ||
 		errors.As(err, &verification)
+}
+
+// isTimeout reports whether err is a request that ran out of time (request_timeout).
+func isTimeout(err error) bool {
+	var netErr net.Error
+	return errors.As(err, &netErr) && netErr.Timeout()
+}
+
+// networkError classifies a transport error of a request to u.
+func (c *Client) networkError(method string, u *url.URL, err error, attempts int) *NetworkError {
+	e := &NetworkError{
+		Method: method, Path: pathOf(u), Host: u.Host, Setting: c.settingFor(u),
+		Kind: NetworkOther, Timeout: c.cfg.RequestTimeout, Attempts: attempts, Err: err,
+	}
+	var dnsErr *net.DNSError
+	switch {
+	case errors.As(err, &dnsErr):
+		e.Kind = NetworkDNS
+	case isTimeout(err):
+		e.Kind = NetworkTimeout
+	case errors.Is(err, syscall.ECONNREFUSED):
+		e.Kind = NetworkRefused
+	}
+	return e
+}
+
+// settingFor names the provider setting whose address has u's scheme and host.
+func (c *Client) settingFor(u *url.URL) string {
+	publishing, _ := c.PublishingURL()
+	for _, s := range []struct{ name, value string }{
+		{"publishing_url", publishing}, {"admin_url", c.cfg.AdminURL},
+		{"platform_url", c.cfg.PlatformURL}, {"registry_url", c.cfg.RegistryURL},
+	} {
+		if s.value != "" && hostIn(u, []string{s.value}) && strings.HasPrefix(u.String(), strings.TrimRight(s.value, "/")) {
+			return s.name
+		}
+	}
+	for _, s := range []struct{ name, value string }{
+		{"platform_url", c.cfg.PlatformURL}, {"admin_url", c.cfg.AdminURL}, {"publishing_url", publishing},
+	} {
+		if s.value != "" && hostIn(u, []string{s.value}) {
+			return s.name
+		}
+	}
+	return ""
 }
 
 // isDialError reports whether err happened while connecting, before anything

@@ -414,7 +414,10 @@ func addClientError(diags *diag.Diagnostics, summary, detail string, err error) 
 	var missing *client.MissingSettingError
 	var oauthErr *client.OAuthError
 	var addrErr *client.AddressError
+	var netErr *client.NetworkError
 	switch {
+	case errors.As(err, &netErr) && !client.IsUnknownOutcome(err):
+		diags.AddError(summary, networkLead(netErr)+"\n\n"+detail+"\n\nError: "+err.Error())
 	case errors.As(err, &addrErr):
 		diags.AddError(summary, fmt.Sprintf("The provider setting %s does not address the platform's API: the platform answered 404 "+
 			"for a path it always serves, so the address is wrong (a typo, or a gateway without the route). Nothing was changed "+
@@ -435,6 +438,26 @@ func addClientError(diags *diag.Diagnostics, summary, detail string, err error) 
 	default:
 		diags.AddError(summary, detail+"\n\nError: "+err.Error())
 	}
+}
+
+// networkLead is the first sentence of a diagnostic for a request that got no answer:
+// what happened, at which address setting, and what to check.
+func networkLead(e *client.NetworkError) string {
+	setting := e.Setting
+	if setting == "" {
+		setting = "the platform's address"
+	}
+	switch e.Kind {
+	case client.NetworkRefused:
+		return fmt.Sprintf("Nothing accepts connections at %s (from %s): check %s and that the platform is running there.",
+			e.Host, setting, setting)
+	case client.NetworkDNS:
+		return fmt.Sprintf("The host name in %s (%s) does not resolve: check %s and the DNS of this machine.", setting, e.Host, setting)
+	case client.NetworkTimeout:
+		return fmt.Sprintf("Nothing answered at %s (from %s) within %s × %d attempt(s): check %s and the network path to it, "+
+			"or raise request_timeout for a slow platform.", e.Host, setting, e.Timeout, max(e.Attempts, 1), setting)
+	}
+	return fmt.Sprintf("The connection to %s (from %s) failed: check %s and the network path to it.", e.Host, setting, setting)
 }
 
 // isAdminLoginError reports whether err is the administrator API refusing a login.

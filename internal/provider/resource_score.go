@@ -308,6 +308,14 @@ func (r *scoreResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 // ImportState accepts the score's UUID or its alias; Read resolves an alias and stores
 // the UUID as id. The arguments the platform does not know get their defaults.
 func (r *scoreResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	// Say it in the provider's words when nothing is there: Terraform's own message for
+	// an import that finds nothing talks of regions and credentials.
+	if _, err := r.client.GetScore(ctx, req.ID); client.IsNotFound(err) {
+		resp.Diagnostics.AddError("Cannot import score",
+			fmt.Sprintf("No score with the UUID or alias %q exists on the platform. Check the id (the score's UUID, or "+
+				"its alias, score_id); the data source mediaplatform_scores lists the scores there.", req.ID))
+		return
+	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("purge_on_destroy"), false)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("wait_for_rendering"), true)...)
