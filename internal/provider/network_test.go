@@ -51,24 +51,3 @@ func TestAccNetwork_errorsLeadWithTheCause(t *testing.T) {
 		}
 	})
 }
-
-// TestAccScore_importMissing: importing an id that no score has says so in the
-// provider's words.
-func TestAccScore_importMissing(t *testing.T) {
-	t.Parallel()
-	emu := newTestEmulator(t)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(t),
-		Steps: []resource.TestStep{{
-			Config: emu.providerConfig() + `
-resource "mediaplatform_score" "test" {
-  score_url = "https://cdn.example/scores/missing.sib"
-}
-`,
-			ResourceName:  "mediaplatform_score.test",
-			ImportState:   true,
-			ImportStateId: "no-such-score",
-			ExpectError:   errorPattern("Cannot import score", `No score with the UUID or alias "no-such-score" exists on the platform`),
-		}},
-	})
-}

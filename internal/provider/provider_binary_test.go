@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -37,25 +38,21 @@ func TestAccProviderBinary(t *testing.T) {
 		return w
 	}
 
-	t.Run("interrupt during publish", func(t *testing.T) {
-		t.Parallel()
-		testInterruptedPublish(t, newWorkspace)
-	})
-
-	t.Run("rate limit at -parallelism=50", func(t *testing.T) {
-		t.Parallel()
-		testRateLimitedParallelApply(t, newWorkspace)
-	})
-
-	t.Run("echoed secrets are masked", func(t *testing.T) {
-		t.Parallel()
-		testEchoedSecrets(t, newWorkspace)
-	})
-
-	t.Run("close at 1 s per request", func(t *testing.T) {
-		t.Parallel()
-		testCloseUnderLatency(t, newWorkspace)
-	})
+	// The fault tests that need a real terraform process, defined beside their kind.
+	for _, sub := range []struct {
+		name string
+		run  func(*testing.T, func(*testing.T, *testEmulator, string) *workspace)
+	}{
+		{"interrupt during publish", testInterruptedPublish},
+		{"rate limit at -parallelism=50", testRateLimitedParallelApply},
+		{"echoed secrets are masked", testEchoedSecrets},
+		{"close at 1 s per request", testCloseUnderLatency},
+	} {
+		t.Run(sub.name, func(t *testing.T) {
+			t.Parallel()
+			sub.run(t, newWorkspace)
+		})
+	}
 
 	t.Run("logout after every command", func(t *testing.T) {
 		t.Parallel()
@@ -217,6 +214,17 @@ terraform {
   }
 }
 `+w.emu.providerConfig()+resources)
+}
+
+// command returns the terraform command for args in the workspace, not yet started.
+func (w *workspace) command(args ...string) *exec.Cmd {
+	if slices.Contains([]string{"apply", "destroy", "import", "plan", "refresh"}, args[0]) {
+		args = append(args, "-no-color", "-input=false")
+	}
+	cmd := exec.CommandContext(context.Background(), w.terraform, args...)
+	cmd.Dir = w.dir
+	cmd.Env = append(cleanEnv(), "TF_CLI_CONFIG_FILE="+w.cliConfig, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
+	return cmd
 }
 
 // run runs terraform with args and returns its combined output; a failure fails the test.

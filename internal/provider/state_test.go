@@ -10,9 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os/exec"
 	"regexp"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -388,17 +386,6 @@ resource "mediaplatform_score" "test" {
 		t.Errorf("after the interrupted apply and one more, the emulator holds %d scores, want 1", n)
 	}
 	w.run("destroy", "-auto-approve")
-}
-
-// command returns the terraform command for args in the workspace, not yet started.
-func (w *workspace) command(args ...string) *exec.Cmd {
-	if slices.Contains([]string{"apply", "destroy", "import", "plan", "refresh"}, args[0]) {
-		args = append(args, "-no-color", "-input=false")
-	}
-	cmd := exec.CommandContext(context.Background(), w.terraform, args...)
-	cmd.Dir = w.dir
-	cmd.Env = append(cleanEnv(), "TF_CLI_CONFIG_FILE="+w.cliConfig, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
-	return cmd
 }
 
 // TestAccState_viewFollowsItsScore names a view's score by alias: when the score is
