@@ -71,6 +71,21 @@ func (e *APIError) Name() string {
 	return e.Code
 }
 
+// Namespace returns the namespace part of Code (e.g. "admin"), or "".
+func (e *APIError) Namespace() string {
+	if i := strings.Index(e.Code, "/"); i >= 0 {
+		return e.Code[:i]
+	}
+	return ""
+}
+
+// IsAdminLoginRefused reports whether err is the administrator API refusing the
+// login of admin_username (a wrong user name or password).
+func IsAdminLoginRefused(err error) bool {
+	var apiErr *APIError
+	return errors.As(err, &apiErr) && apiErr.Code == "admin/INVALID_CREDENTIALS"
+}
+
 // OAuthError is an error answer of the OAuth 2.0 token endpoint (RFC 6749
 // section 5.2), e.g. invalid_grant for a wrong user name or password.
 type OAuthError struct {
@@ -234,6 +249,7 @@ const (
 	NetworkRefused = "refused" // nothing accepts connections at the address
 	NetworkDNS     = "dns"     // the host name does not resolve
 	NetworkTimeout = "timeout" // nothing answered within request_timeout
+	NetworkTLS     = "tls"     // the platform's TLS certificate is not trusted
 	NetworkOther   = "other"   // the connection failed otherwise (reset, closed)
 )
 
@@ -262,6 +278,8 @@ func (e *NetworkError) Error() string {
 		what = "the host name of " + e.Host + " does not resolve"
 	case NetworkTimeout:
 		what = fmt.Sprintf("nothing answered at %s within %s (request_timeout) × %d attempt(s)", e.Host, e.Timeout, max(e.Attempts, 1))
+	case NetworkTLS:
+		what = "the TLS certificate of " + e.Host + " is not trusted"
 	default:
 		what = "the connection to " + e.Host + " failed"
 	}

@@ -28,7 +28,9 @@ var sensitiveLogKeys = []string{
 // configured secrets and the credentials currently held. Without a root
 // logger on ctx (outside Terraform) logging is a no-op.
 func (c *Client) logContext(ctx context.Context) context.Context {
-	ctx = tflog.NewSubsystem(ctx, LogSubsystem, tflog.WithLevelFromEnv("TF_LOG_PROVIDER_MEDIAPLATFORM", "CLIENT"))
+	// With the root fields, each line carries what the caller set: the SDK's
+	// tf_resource_type and tf_rpc, and the provider's resource id.
+	ctx = tflog.NewSubsystem(ctx, LogSubsystem, tflog.WithLevelFromEnv("TF_LOG_PROVIDER_MEDIAPLATFORM", "CLIENT"), tflog.WithRootFields())
 	ctx = tflog.SubsystemMaskFieldValuesWithFieldKeys(ctx, LogSubsystem, sensitiveLogKeys...)
 	if secrets := c.secretStrings(); len(secrets) > 0 {
 		ctx = tflog.SubsystemMaskAllFieldValuesStrings(ctx, LogSubsystem, secrets...)

@@ -268,8 +268,7 @@ func (c *Client) send(ctx context.Context, r *request, cred string) (*response, 
 		}
 		if isCertificateError(err) {
 			// The handshake failed, so nothing was sent: the outcome is known.
-			return nil, fmt.Errorf("%s %s: %w (the platform's TLS certificate is not trusted: if a private certificate "+
-				"authority signed it, set ca_cert_pem to that authority's certificate in PEM form)", r.method, path, err)
+			return nil, c.networkError(r.method, u, err, info.attempt)
 		}
 		var netErr error = c.networkError(r.method, u, err, info.attempt)
 		if ctx.Err() != nil {
@@ -425,6 +424,8 @@ func (c *Client) networkError(method string, u *url.URL, err error, attempts int
 	}
 	var dnsErr *net.DNSError
 	switch {
+	case isCertificateError(err):
+		e.Kind = NetworkTLS
 	case errors.As(err, &dnsErr):
 		e.Kind = NetworkDNS
 	case isTimeout(err):

@@ -87,8 +87,7 @@ func (d *externalAuthenticationDataSource) Read(ctx context.Context, _ datasourc
 	settings, err := d.client.GetExternalAuthentication(ctx)
 	if err != nil {
 		addClientError(&resp.Diagnostics, "Unable to read external authentication settings",
-			"The external authentication settings could not be read. Check that admin_username is an administrator "+
-				"(other accounts are refused) and that admin_url points at the administrator API.", err)
+			"The external authentication settings could not be read from the administrator API (admin_url).", err)
 		return
 	}
 	data := externalAuthenticationDataSourceModel{

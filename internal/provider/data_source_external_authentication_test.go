@@ -89,7 +89,8 @@ provider "mediaplatform" {
 }
 data "mediaplatform_external_authentication" "test" {}
 `,
-			ExpectError: errorPattern("Unable to read external authentication settings", "administrator", "FORBIDDEN"),
+			ExpectError: errorPattern("Unable to read external authentication settings",
+				"The administrator API refused admin_username: it is logged in but not an administrator.", "admin/FORBIDDEN"),
 		}},
 	})
 }

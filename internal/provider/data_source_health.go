@@ -64,8 +64,7 @@ func (d *healthDataSource) Read(ctx context.Context, _ datasource.ReadRequest, r
 	h, err := d.client.Health(ctx)
 	if err != nil {
 		addClientError(&resp.Diagnostics, "Unable to read service health",
-			"The publishing service's health report could not be read. Check publishing_url (or admin_url and "+
-				"publishing_service) and the platform credentials.", err)
+			"The publishing service's health report could not be read.", err)
 		return
 	}
 	data := healthDataSourceModel{

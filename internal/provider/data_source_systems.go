@@ -70,7 +70,7 @@ func (d *systemsDataSource) Read(ctx context.Context, _ datasource.ReadRequest, 
 	systems, err := d.client.Systems(ctx)
 	if err != nil {
 		addClientError(&resp.Diagnostics, "Unable to list systems",
-			"Reading the platform's service registry failed. Check platform_url (and registry_url, if set) and try again.", err)
+			"Reading the platform's service registry (registry_url, else platform_url) failed.", err)
 		return
 	}
 	data := systemsDataSourceModel{Systems: make([]systemRefModel, 0, len(systems))}

@@ -88,8 +88,7 @@ func (r *accessTokenEphemeralResource) Open(ctx context.Context, _ ephemeral.Ope
 	tok, err := r.client.GrantAccessToken(ctx)
 	if err != nil {
 		addClientError(&resp.Diagnostics, "Unable to obtain access token",
-			"The password grant for a new platform access token (ephemeral mediaplatform_access_token) failed. "+
-				"Check platform_url and that the platform is reachable.", err)
+			"The password grant for a new platform access token (ephemeral mediaplatform_access_token) failed.", err)
 		return
 	}
 	handle, err := json.Marshal(accessTokenHandle{Token: tok.Token})

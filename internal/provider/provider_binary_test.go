@@ -47,6 +47,7 @@ func TestAccProviderBinary(t *testing.T) {
 		{"rate limit at -parallelism=50", testRateLimitedParallelApply},
 		{"echoed secrets are masked", testEchoedSecrets},
 		{"close at 1 s per request", testCloseUnderLatency},
+		{"log lines name their resource", testLogLines},
 	} {
 		t.Run(sub.name, func(t *testing.T) {
 			t.Parallel()

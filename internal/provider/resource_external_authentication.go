@@ -142,6 +142,7 @@ func (r *externalAuthenticationResource) Create(ctx context.Context, req resourc
 }
 
 func (r *externalAuthenticationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	ctx = logResource(ctx, externalAuthenticationID)
 	var state externalAuthenticationModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
@@ -152,7 +153,7 @@ func (r *externalAuthenticationResource) Read(ctx context.Context, req resource.
 	current, err := r.client.GetExternalAuthentication(ctx)
 	if err != nil {
 		addClientError(&resp.Diagnostics, "Unable to read external authentication settings",
-			externalAuthDetail("The external authentication settings could not be read. Check that admin_username is an administrator."), err)
+			externalAuthDetail("The external authentication settings could not be read."), err)
 		return
 	}
 	state.refresh(current)
@@ -166,6 +167,7 @@ func (r *externalAuthenticationResource) Update(ctx context.Context, req resourc
 // store puts the planned settings, for Create and Update, and sets the state to
 // what the platform stored.
 func (r *externalAuthenticationResource) store(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State, diags *diag.Diagnostics, summary string) {
+	ctx = logResource(ctx, externalAuthenticationID)
 	var data externalAuthenticationModel
 	diags.Append(plan.Get(ctx, &data)...)
 	if diags.HasError() {
@@ -174,7 +176,7 @@ func (r *externalAuthenticationResource) store(ctx context.Context, plan tfsdk.P
 	stored, err := r.client.PutExternalAuthentication(ctx, data.settings())
 	if err != nil {
 		addClientError(diags, summary,
-			externalAuthDetail("The external authentication settings could not be stored. Check the configured values and that admin_username is an administrator."), err)
+			externalAuthDetail("The external authentication settings could not be stored. Check the configured values."), err)
 		return
 	}
 	data.refresh(stored)
@@ -182,6 +184,7 @@ func (r *externalAuthenticationResource) store(ctx context.Context, plan tfsdk.P
 }
 
 func (r *externalAuthenticationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	ctx = logResource(ctx, externalAuthenticationID)
 	var state externalAuthenticationModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {

@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
 )
@@ -179,6 +180,8 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 	}
 	// The score exists from now on: record it before waiting, so that a failure while
 	// waiting leaves it in the state rather than orphaned on the platform.
+	ctx = logResource(ctx, score.ID)
+	tflog.Debug(ctx, "Score published", map[string]any{"status": score.Status})
 	plan.refresh(score)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	if resp.Diagnostics.HasError() || !plan.WaitForRendering.ValueBool() {
@@ -257,6 +260,7 @@ func (r *scoreResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx = logResource(ctx, state.ID.ValueString())
 	score, err := r.client.GetScore(ctx, state.ID.ValueString())
 	if client.IsNotFound(err) {
 		resp.State.RemoveResource(ctx)
@@ -279,6 +283,7 @@ func (r *scoreResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx = logResource(ctx, state.ID.ValueString())
 	// The values the platform owns are those just refreshed into the state.
 	plan.ID, plan.Status, plan.CreatedAt, plan.UpdatedAt, plan.PageCount =
 		state.ID, state.Status, state.CreatedAt, state.UpdatedAt, state.PageCount
@@ -291,6 +296,7 @@ func (r *scoreResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx = logResource(ctx, state.ID.ValueString())
 	timeout, diags := state.Timeouts.Delete(ctx, defaultScoreDeleteTimeout)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {

@@ -275,6 +275,7 @@ func (r *scoreViewResource) Read(ctx context.Context, req resource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ctx = logResource(ctx, state.ID.ValueString())
 	score, err := r.client.GetScore(ctx, state.Score.ValueString())
 	if client.IsNotFound(err) {
 		resp.Diagnostics.AddWarning("Score view no longer works",

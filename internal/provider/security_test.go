@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -345,7 +344,7 @@ func TestAccSecurity_tlsUnknownAuthority(t *testing.T) {
 		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			Config:      emu.providerConfig() + tlsTestResources,
-			ExpectError: regexp.MustCompile(`(?s)certificate.*ca_cert_pem`),
+			ExpectError: errorPattern("The TLS certificate of", "(from platform_url) is not trusted by this machine", "set ca_cert_pem"),
 		}},
 	})
 	if s := emu.control(t, "stats").Stats(); s.TotalRequests() != 0 {
@@ -414,7 +413,8 @@ resource "mediaplatform_external_authentication" "test" {
 }
 `, emu.adminURL()),
 			ExpectError: errorPattern("Unable to store external authentication settings",
-				"admin_username is an administrator", "403", "admin/FORBIDDEN", `user "viewer" is not an administrator`),
+				"The administrator API refused admin_username: it is logged in but not an administrator.", "403", "admin/FORBIDDEN",
+				`user "viewer" is not an administrator`),
 		}},
 	})
 	if n := ctl.Stats().Requests["PUT /api/v1/externalauth"]; n != 1 {

@@ -2,16 +2,20 @@ package provider
 
 import (
 	"context"
-	"log"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"github.com/hashicorp/terraform-plugin-log/tfsdklog"
 )
 
 // Address is the provider's registry address.
 const Address = "registry.terraform.io/mediaplatform/mediaplatform"
+
+// logName is the provider logger's name, as the plugin server derives it from Address.
+const logName = "mediaplatform"
 
 // closeTimeout bounds the logout at the end of the process. Terraform stops a provider
 // with a graceful shutdown and kills it about 2 s later, so the logout must finish
@@ -28,13 +32,22 @@ func Serve(ctx context.Context, version string, debug bool) error {
 	}
 	err := providerserver.Serve(ctx, New(version), providerserver.ServeOpts{Address: Address, Debug: debug})
 
-	closeCtx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	closeCtx, cancel := context.WithTimeout(exitLogContext(), closeTimeout)
 	defer cancel()
 	if closeErr := CloseAll(closeCtx); closeErr != nil {
 		// Not a failure of the run: the sessions and tokens expire on their own.
-		log.Printf("[WARN] closing the platform sessions: %v", closeErr)
+		tflog.Warn(closeCtx, "Closing the platform sessions failed; they expire on their own", map[string]any{"error": closeErr.Error()})
 	}
 	return err
+}
+
+// exitLogContext carries a provider logger for the logout at exit, which runs after
+// the last request, so without the logger Terraform gives each request. It writes
+// where that one does (the stderr of the process start, which Terraform reads to
+// the end) under the same name and level variable, so TF_LOG shows the exit too.
+func exitLogContext() context.Context {
+	return tfsdklog.NewRootProviderLogger(context.Background(), tfsdklog.WithStderrFromInit(),
+		tfsdklog.WithLogName(logName), tflog.WithLevelFromEnv("TF_LOG_PROVIDER", logName))
 }
 
 // quietUnreadLogs switches the plugin libraries' and the provider's logs off when no
