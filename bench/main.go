@@ -307,7 +307,7 @@ func (b *bench) build(ctx context.Context) error {
 	b.cli, b.cliRSS = filepath.Join(b.work, "cli.tfrc"), filepath.Join(b.work, "cli-rss.tfrc")
 	for file, dir := range map[string]string{b.cli: pluginDir, b.cliRSS: rssDir} {
 		config := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    %q = %q\n  }\n  direct {}\n}\n",
-			"registry.terraform.io/mediaplatform/mediaplatform", dir)
+			"mediaplatform/mediaplatform", dir)
 		if err := os.WriteFile(file, []byte(config), 0o644); err != nil {
 			return err
 		}
@@ -535,7 +535,7 @@ func (b *bench) profilePlans(ctx context.Context, dir string) error {
 	}
 	cli := filepath.Join(b.work, "cli-pprof.tfrc")
 	config := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    %q = %q\n  }\n  direct {}\n}\n",
-		"registry.terraform.io/mediaplatform/mediaplatform", pluginDir)
+		"mediaplatform/mediaplatform", pluginDir)
 	if err := os.WriteFile(cli, []byte(config), 0o644); err != nil {
 		return err
 	}

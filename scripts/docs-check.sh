@@ -4,16 +4,23 @@
 # documentation in a temporary copy of the sources (so the checkout is left as it
 # was, on a clean clone too) and compares it with docs/. Then runs
 # `tfplugindocs validate` on the committed docs/.
+#
+# Terraform reports list resources and actions from 1.14 on (resource identities
+# from 1.12): with an older terraform (and no DOCS_TERRAFORM naming a newer one) the
+# pages that show them cannot be regenerated here. They are then left out of the
+# comparison, named in the output as not checked; that every type has its page is
+# checked by the Go test TestDocsCoverEveryType, whatever the Terraform version.
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-need_cmd go terraform diff
+need_cmd go diff
 cd "$repo_root"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/mediaplatform-docs.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+use_docs_terraform "$work/bin"
 
 start=$SECONDS
 tfplugindocs=(go tool -modfile="$repo_root/tools/go.mod" tfplugindocs)
@@ -26,6 +33,10 @@ mkdir -p "$src"
 cp go.mod go.sum ./*.go "$src"/
 cp -R internal templates examples "$src"/
 [[ -d docs ]] && cp -R docs "$src"/
+if [[ $docs_tf_complete == 0 ]]; then
+	rm -rf "$src/examples"
+	older_examples examples "$src/examples"
+fi
 
 note "tfplugindocs generate (into a temporary copy)"
 if ! "${tfplugindocs[@]}" generate --provider-dir "$src" \
@@ -34,8 +45,22 @@ if ! "${tfplugindocs[@]}" generate --provider-dir "$src" \
 	die "tfplugindocs generate failed"
 fi
 
-note "comparing with docs/"
-if ! diff -ruN docs "$src/docs"; then
+note "comparing with docs/ (schemas from Terraform $docs_tf_version)"
+committed=docs generated=$src/docs
+if [[ $docs_tf_complete == 0 ]]; then
+	mapfile -t unchecked < <(newer_docs_pages docs)
+	committed=$work/compare/committed generated=$work/compare/generated
+	mkdir -p "$work/compare"
+	cp -R docs "$committed"
+	cp -R "$src/docs" "$generated"
+	for page in "${unchecked[@]}"; do
+		rm -f "$committed/$page" "$generated/$page"
+	done
+	printf 'not checked: Terraform %s cannot generate these pages (%s and later can; set DOCS_TERRAFORM to check them):\n' \
+		"$docs_tf_version" "$newer_docs_version"
+	printf '  docs/%s\n' "${unchecked[@]}"
+fi
+if ! diff -ruN "$committed" "$generated"; then
 	printf '\ndocs/ is out of date: run make generate and commit the result\n' >&2
 	exit 1
 fi

@@ -80,3 +80,48 @@ check_config() {
 	printf '%s\n' "$out" | sed -n '/^Error: /,$p' >&2
 	return 1
 }
+
+# The documentation pages that only Terraform 1.14 and later can generate: it is the
+# first version whose `terraform providers schema -json` reports list resources and
+# actions (and, since 1.12, resource identities).
+newer_docs_version=1.14.0
+
+# newer_docs_pages DOCS: lists, relative to the directory DOCS, the pages an older
+# Terraform cannot generate: list resources, actions, and resources with an identity.
+newer_docs_pages() {
+	(
+		cd "$1" || exit 0
+		find list-resources actions -name '*.md' 2>/dev/null
+		grep -l '^### Identity Schema' resources/*.md 2>/dev/null
+	) | sort
+}
+
+# use_docs_terraform DIR: puts the Terraform CLI that tfplugindocs is to run first on
+# PATH, through a link in DIR: $DOCS_TERRAFORM when set, else terraform on PATH. Sets
+# docs_tf_version to its version and docs_tf_complete to 1 when it reports every
+# schema the documentation needs, else 0.
+use_docs_terraform() {
+	local bin=${DOCS_TERRAFORM:-$(command -v terraform)}
+	[[ -x $bin ]] || die "no Terraform CLI for the documentation: set DOCS_TERRAFORM or put terraform on PATH"
+	mkdir -p "$1"
+	ln -sf "$bin" "$1/terraform"
+	export PATH="$1:$PATH"
+	docs_tf_version=$("$bin" version -json 2>/dev/null | sed -n 's/.*"terraform_version": *"\([^"]*\)".*/\1/p')
+	docs_tf_complete=0
+	if version_at_least "$docs_tf_version" "$newer_docs_version"; then
+		docs_tf_complete=1
+	fi
+}
+
+# version_at_least HAVE WANT: succeeds when version HAVE (x.y.z) is WANT or later.
+version_at_least() {
+	[[ $(printf '%s\n%s\n' "$2" "${1%%-*}" | sort -V | head -n 1) == "$2" ]]
+}
+
+# older_examples SRC DST: copies the examples in SRC to DST without those an older
+# Terraform's schema cannot render (identity imports: tfplugindocs refuses them for a
+# resource whose identity it was not told of).
+older_examples() {
+	cp -R "$1" "$2"
+	find "$2" -name 'import-by-identity.tf' -delete
+}

@@ -49,6 +49,8 @@ provider_types=(
 	"data mediaplatform_command"
 	"function localized_label"
 	"function evaluate_expression"
+	"list mediaplatform_score"
+	"action mediaplatform_cancel_command"
 )
 
 # The documentation example each type needs (tfplugindocs conventions).
@@ -60,6 +62,8 @@ for type in "${provider_types[@]}"; do
 	data) f=examples/data-sources/$name/data-source.tf ;;
 	ephemeral) f=examples/ephemeral-resources/$name/ephemeral-resource.tf ;;
 	function) f=examples/functions/$name/function.tf ;;
+	list) f=examples/list-resources/$name/list-resource.tfquery.hcl ;;
+	action) f=examples/actions/$name/action.tf ;;
 	esac
 	if [[ ! -f $f ]]; then
 		printf 'missing example %s for %s %s\n' "$f" "$kind" "$name" >&2
@@ -75,6 +79,15 @@ for name in mediaplatform_external_authentication mediaplatform_score; do
 		fi
 	done
 done
+# A resource with an identity shows the import by identity too.
+for name in mediaplatform_score; do
+	for f in "examples/resources/$name/import-by-identity.tf"; do
+		if [[ ! -f $f ]]; then
+			printf 'missing import example %s\n' "$f" >&2
+			failed=1
+		fi
+	done
+done
 for f in examples/resources/*/import.sh; do
 	[[ -f $f ]] || continue
 	bash -n "$f" || failed=1
@@ -83,12 +96,36 @@ done
 note "building the provider"
 build_provider "$work/bin"
 
-note "terraform validate in every example directory"
+# Examples of features newer than the terraform in use cannot be validated with it:
+# actions (1.14) and imports by identity (1.12) are left out then, and named.
+tf_version=$(terraform version -json | sed -n 's/.*"terraform_version": *"\([^"]*\)".*/\1/p')
+note "terraform validate in every example directory (Terraform $tf_version)"
 valid=0
 invalid=0
 while IFS= read -r dir; do
+	if [[ $dir == examples/actions/* ]] && ! version_at_least "$tf_version" 1.14.0; then
+		printf '  skipped  %s (actions need Terraform 1.14 or later)\n' "$dir"
+		continue
+	fi
 	copy=$work/examples/$dir
 	copy_config "$dir" "$copy"
+	if [[ -f $copy/import-by-identity.tf ]]; then
+		# The two import examples import the same resource: one at a time.
+		if version_at_least "$tf_version" 1.12.0; then
+			copy_config "$dir" "$copy-identity"
+			rm "$copy-identity/import-by-string-id.tf"
+			if check_config "$copy-identity"; then
+				printf '  valid    %s/import-by-identity.tf\n' "$dir"
+			else
+				printf '  INVALID  %s/import-by-identity.tf\n' "$dir"
+				invalid=$((invalid + 1))
+				failed=1
+			fi
+		else
+			printf '  skipped  %s/import-by-identity.tf (import by identity needs Terraform 1.12 or later)\n' "$dir"
+		fi
+		rm "$copy/import-by-identity.tf"
+	fi
 	if check_config "$copy"; then
 		printf '  valid    %s\n' "$dir"
 		valid=$((valid + 1))

@@ -15,10 +15,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/providervalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -35,6 +37,8 @@ var (
 	_ provider.ProviderWithEphemeralResources = (*mediaplatformProvider)(nil)
 	_ provider.ProviderWithFunctions          = (*mediaplatformProvider)(nil)
 	_ provider.ProviderWithConfigValidators   = (*mediaplatformProvider)(nil)
+	_ provider.ProviderWithListResources      = (*mediaplatformProvider)(nil)
+	_ provider.ProviderWithActions            = (*mediaplatformProvider)(nil)
 )
 
 // New returns a constructor for the provider at the given version.
@@ -250,6 +254,8 @@ func (p *mediaplatformProvider) Configure(ctx context.Context, req provider.Conf
 	resp.DataSourceData = c
 	resp.ResourceData = c
 	resp.EphemeralResourceData = c
+	resp.ListResourceData = c
+	resp.ActionData = c
 }
 
 // configFromModel turns the known configuration values into a client.Config. It also
@@ -351,6 +357,18 @@ func (p *mediaplatformProvider) DataSources(context.Context) []func() datasource
 
 func (p *mediaplatformProvider) EphemeralResources(context.Context) []func() ephemeral.EphemeralResource {
 	return ephemeralResources()
+}
+
+func (p *mediaplatformProvider) ListResources(context.Context) []func() list.ListResource {
+	return []func() list.ListResource{
+		NewScoreListResource,
+	}
+}
+
+func (p *mediaplatformProvider) Actions(context.Context) []func() action.Action {
+	return []func() action.Action{
+		NewCancelCommandAction,
+	}
 }
 
 func (p *mediaplatformProvider) Functions(context.Context) []func() function.Function {

@@ -25,9 +25,14 @@ func TestAccProviderBinary(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1")
 	}
-	terraformPath, err := exec.LookPath("terraform")
-	if err != nil {
-		t.Skip("terraform is not on PATH")
+	// The CLI the acceptance tests use: TF_ACC_TERRAFORM_PATH (e.g. a newer Terraform
+	// or OpenTofu), else terraform on PATH.
+	terraformPath := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if terraformPath == "" {
+		var err error
+		if terraformPath, err = exec.LookPath("terraform"); err != nil {
+			t.Skip("terraform is not on PATH")
+		}
 	}
 	t.Parallel()
 
@@ -48,6 +53,9 @@ func TestAccProviderBinary(t *testing.T) {
 		{"echoed secrets are masked", testEchoedSecrets},
 		{"close at 1 s per request", testCloseUnderLatency},
 		{"log lines name their resource", testLogLines},
+		{"adopt 250 scores with terraform query", testAdoptWithQuery},
+		{"adopt scores with import for_each", testAdoptWithForEach},
+		{"cancel a command with -invoke", testInvokeCancelCommand},
 	} {
 		t.Run(sub.name, func(t *testing.T) {
 			t.Parallel()
@@ -283,7 +291,7 @@ func buildProviderForCLI(t *testing.T) string {
 	cliConfig := filepath.Join(t.TempDir(), "terraform.rc")
 	writeFile(t, cliConfig, fmt.Sprintf(`provider_installation {
   dev_overrides {
-    "registry.terraform.io/mediaplatform/mediaplatform" = %q
+    "mediaplatform/mediaplatform" = %q
   }
   direct {}
 }

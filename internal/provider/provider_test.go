@@ -401,6 +401,12 @@ type trackedProviders struct {
 }
 
 func (tp *trackedProviders) factories() map[string]func() (tfprotov6.ProviderServer, error) {
+	return tp.factoriesOf(func(p *mediaplatformProvider) provider.Provider { return p })
+}
+
+// factoriesOf serves what serve makes of each fresh provider instance, e.g. a variant
+// of it that an earlier release of the provider stands in for.
+func (tp *trackedProviders) factoriesOf(serve func(*mediaplatformProvider) provider.Provider) map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){
 		"mediaplatform": func() (tfprotov6.ProviderServer, error) {
 			p, ok := New("test")().(*mediaplatformProvider)
@@ -410,7 +416,11 @@ func (tp *trackedProviders) factories() map[string]func() (tfprotov6.ProviderSer
 			tp.mu.Lock()
 			tp.providers = append(tp.providers, p)
 			tp.mu.Unlock()
-			return providerserver.NewProtocol6WithError(p)()
+			server, err := providerserver.NewProtocol6WithError(serve(p))()
+			if err != nil {
+				return nil, err
+			}
+			return withNullArguments(server)
 		},
 	}
 }

@@ -8,14 +8,17 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -27,6 +30,7 @@ var (
 	_ resource.ResourceWithConfigure   = (*scoreResource)(nil)
 	_ resource.ResourceWithImportState = (*scoreResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*scoreResource)(nil)
+	_ resource.ResourceWithIdentity    = (*scoreResource)(nil)
 )
 
 // NewScoreResource returns the mediaplatform_score resource.
@@ -141,6 +145,34 @@ func (r *scoreResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 	}
 }
 
+// scoreIdentityModel is the score's resource identity: its UUID, which never changes.
+type scoreIdentityModel struct {
+	ID types.String `tfsdk:"id"`
+}
+
+// IdentitySchema makes the score importable by identity (Terraform 1.12 and later).
+func (r *scoreResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = identityschema.Schema{
+		Attributes: map[string]identityschema.Attribute{
+			"id": identityschema.StringAttribute{
+				RequiredForImport: true,
+				Description:       "The score's UUID (an alias is accepted on import and resolved to the UUID).",
+			},
+		},
+	}
+}
+
+// setScoreIdentity records the score's identity. Every Create, Read and Update calls
+// it, on every path that ends without an error, the removal of a score deleted out of
+// band included: the framework refuses a Read that returns no identity, and a state
+// written before identity existed (or by Terraform before 1.12) carries none to keep.
+func setScoreIdentity(ctx context.Context, identity *tfsdk.ResourceIdentity, id string, diags *diag.Diagnostics) {
+	if identity == nil || id == "" {
+		return
+	}
+	diags.Append(identity.Set(ctx, scoreIdentityModel{ID: types.StringValue(id)})...)
+}
+
 func (r *scoreResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.client = clientFromProviderData(req.ProviderData, &resp.Diagnostics)
 }
@@ -182,6 +214,7 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 	// waiting leaves it in the state rather than orphaned on the platform.
 	ctx = logResource(ctx, score.ID)
 	tflog.Debug(ctx, "Score published", map[string]any{"status": score.Status})
+	setScoreIdentity(ctx, resp.Identity, score.ID, &resp.Diagnostics)
 	plan.refresh(score)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	if resp.Diagnostics.HasError() || !plan.WaitForRendering.ValueBool() {
@@ -261,6 +294,7 @@ func (r *scoreResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		return
 	}
 	ctx = logResource(ctx, state.ID.ValueString())
+	setScoreIdentity(ctx, resp.Identity, state.ID.ValueString(), &resp.Diagnostics)
 	score, err := r.client.GetScore(ctx, state.ID.ValueString())
 	if client.IsNotFound(err) {
 		resp.State.RemoveResource(ctx)
@@ -287,6 +321,7 @@ func (r *scoreResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	// The values the platform owns are those just refreshed into the state.
 	plan.ID, plan.Status, plan.CreatedAt, plan.UpdatedAt, plan.PageCount =
 		state.ID, state.Status, state.CreatedAt, state.UpdatedAt, state.PageCount
+	setScoreIdentity(ctx, resp.Identity, state.ID.ValueString(), &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -311,20 +346,36 @@ func (r *scoreResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	}
 }
 
-// ImportState accepts the score's UUID or its alias; Read resolves an alias and stores
-// the UUID as id. The arguments the platform does not know get their defaults.
+// ImportState accepts the score's UUID or its alias, as an import id or as the
+// identity's id, and stores the UUID as id and identity. The arguments the platform
+// does not know get their defaults.
 func (r *scoreResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	// Say it in the provider's words when nothing is there: Terraform's own message for
-	// an import that finds nothing talks of regions and credentials.
-	if _, err := r.client.GetScore(ctx, req.ID); client.IsNotFound(err) {
+	idOrAlias := req.ID
+	if idOrAlias == "" && req.Identity != nil {
+		var identity scoreIdentityModel
+		resp.Diagnostics.Append(req.Identity.Get(ctx, &identity)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		idOrAlias = identity.ID.ValueString()
+	}
+	score, err := r.client.GetScore(ctx, idOrAlias)
+	switch {
+	case client.IsNotFound(err):
+		// Say it in the provider's words: Terraform's own message for an import that
+		// finds nothing talks of regions and credentials.
 		resp.Diagnostics.AddError("Cannot import score",
 			fmt.Sprintf("No score with the UUID or alias %q exists on the platform. Check the id (the score's UUID, or "+
-				"its alias, score_id); the data source mediaplatform_scores lists the scores there.", req.ID))
+				"its alias, score_id); the data source mediaplatform_scores lists the scores there.", idOrAlias))
+		return
+	case err != nil:
+		addClientError(&resp.Diagnostics, "Cannot import score", fmt.Sprintf("Reading score %q to import it failed.", idOrAlias), err)
 		return
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), score.ID)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("purge_on_destroy"), false)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("wait_for_rendering"), true)...)
+	setScoreIdentity(ctx, resp.Identity, score.ID, &resp.Diagnostics)
 }
 
 // detail names the score in a diagnostic detail: its id (once known), alias and URL.

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"github.com/hashicorp/terraform-plugin-log/tfsdklog"
 )
@@ -30,9 +32,17 @@ func Serve(ctx context.Context, version string, debug bool) error {
 	if !debug {
 		quietUnreadLogs()
 	}
-	err := providerserver.Serve(ctx, New(version), providerserver.ServeOpts{Address: Address, Debug: debug})
+	var opts []tf6server.ServeOpt
+	if debug {
+		opts = append(opts, tf6server.WithManagedDebug())
+	}
+	server, err := withNullArguments(providerserver.NewProtocol6(New(version)())())
+	if err != nil {
+		return err
+	}
+	err = tf6server.Serve(Address, func() tfprotov6.ProviderServer { return server }, opts...)
 
-	closeCtx, cancel := context.WithTimeout(exitLogContext(), closeTimeout)
+	closeCtx, cancel := context.WithTimeout(exitLogContext(ctx), closeTimeout)
 	defer cancel()
 	if closeErr := CloseAll(closeCtx); closeErr != nil {
 		// Not a failure of the run: the sessions and tokens expire on their own.
@@ -45,8 +55,9 @@ func Serve(ctx context.Context, version string, debug bool) error {
 // the last request, so without the logger Terraform gives each request. It writes
 // where that one does (the stderr of the process start, which Terraform reads to
 // the end) under the same name and level variable, so TF_LOG shows the exit too.
-func exitLogContext() context.Context {
-	return tfsdklog.NewRootProviderLogger(context.Background(), tfsdklog.WithStderrFromInit(),
+func exitLogContext(ctx context.Context) context.Context {
+	// Without ctx's cancellation: the process may be ending because it was cancelled.
+	return tfsdklog.NewRootProviderLogger(context.WithoutCancel(ctx), tfsdklog.WithStderrFromInit(),
 		tfsdklog.WithLogName(logName), tflog.WithLevelFromEnv("TF_LOG_PROVIDER", logName))
 }
 
