@@ -71,6 +71,8 @@ func main() {
 	flag.StringVar(&o.out, "out", "", "also write the results as JSON to this file")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (binaries, workspaces, logs)")
 	flag.BoolVar(&o.verbose, "v", false, "print every terraform command and its duration")
+	flag.BoolVar(&o.refresh, "refresh-series", true, "run the refresh series (refresh_strategy auto and individual, platforms of N and 10,000 scores)")
+	flag.BoolVar(&o.onlyRefresh, "only-refresh", false, "run the refresh series alone")
 	flag.StringVar(&o.profile, "profile", "", "at the largest N, also profile one full and one -refresh=false plan with ./bench/pprofprovider, into this `directory`")
 	flag.Parse()
 
@@ -92,17 +94,20 @@ type options struct {
 	keep             bool
 	verbose          bool
 	profile          string
+	refresh          bool
+	onlyRefresh      bool
 }
 
 // results is everything measured; BENCHMARKS.md is written from it.
 type results struct {
-	Date      string        `json:"date"`
-	Machine   machine       `json:"machine"`
-	Runs      int           `json:"runs"`
-	LatencyMs int           `json:"latencyMs"`
-	Sizes     []sizeResult  `json:"sizes"`
-	Logins    *loginResult  `json:"logins,omitempty"`
-	Scores    *scoresResult `json:"scoresDataSource,omitempty"`
+	Date      string          `json:"date"`
+	Machine   machine         `json:"machine"`
+	Runs      int             `json:"runs"`
+	LatencyMs int             `json:"latencyMs"`
+	Sizes     []sizeResult    `json:"sizes"`
+	Logins    *loginResult    `json:"logins,omitempty"`
+	Scores    *scoresResult   `json:"scoresDataSource,omitempty"`
+	Refresh   []refreshResult `json:"refresh,omitempty"`
 	// MaxLiveSessions and MaxLiveTokens are the largest counts seen after any
 	// terraform command.
 	MaxLiveSessions int `json:"maxLiveSessions"`
@@ -243,16 +248,30 @@ func run(ctx context.Context, o options) (err error) {
 	)
 
 	for _, n := range sizes {
+		if o.onlyRefresh {
+			break
+		}
 		r, err := b.measureSize(ctx, n, slices.Max(sizes))
 		if err != nil {
 			return fmt.Errorf("measuring %d resources: %w", n, err)
 		}
 		b.res.Sizes = append(b.res.Sizes, *r)
 	}
-	if b.res.Logins, err = b.measureLogins(ctx); err != nil {
+	if o.refresh || o.onlyRefresh {
+		for _, n := range sizes {
+			r, err := b.measureRefresh(ctx, n)
+			if err != nil {
+				return fmt.Errorf("refresh series, %d resources: %w", n, err)
+			}
+			b.res.Refresh = append(b.res.Refresh, r...)
+		}
+	}
+	if o.onlyRefresh {
+		// The other series are skipped.
+	} else if b.res.Logins, err = b.measureLogins(ctx); err != nil {
 		return fmt.Errorf("logins: %w", err)
 	}
-	if o.dataSourceScores > 0 {
+	if o.dataSourceScores > 0 && !o.onlyRefresh {
 		if b.res.Scores, err = b.measureScoresDataSource(ctx, o.dataSourceScores); err != nil {
 			return fmt.Errorf("scores data source: %w", err)
 		}
@@ -652,17 +671,15 @@ resource "mediaplatform_external_authentication" "bench" {
 
 // measureScoresDataSource publishes n scores through the API and reads them all with
 // the mediaplatform_scores data source.
-func (b *bench) measureScoresDataSource(ctx context.Context, n int) (*scoresResult, error) {
-	fmt.Fprintf(os.Stderr, "bench: publishing %d scores for the data source\n", n)
-	if err := b.emu.reset(ctx); err != nil {
-		return nil, err
-	}
+// publishScores publishes n scores through the API client, 16 at a time, from files
+// named https://cdn.example/<folder>/<i>.sib.
+func (b *bench) publishScores(ctx context.Context, n int, folder string) error {
 	c, err := client.New(client.Config{
 		PlatformURL: b.emu.addr.PlatformURL, PublishingURL: b.emu.addr.PublishingURL,
 		ClientID: "terraform", ClientSecret: "terraform-secret", Username: "alice", Password: "alice-secret",
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -670,7 +687,7 @@ func (b *bench) measureScoresDataSource(ctx context.Context, n int) (*scoresResu
 	for range 16 {
 		wg.Go(func() {
 			for i := next.Add(1); i <= int64(n); i = next.Add(1) {
-				if _, err := c.PublishScore(ctx, client.PublishScoreInput{ScoreURL: fmt.Sprintf("https://cdn.example/many/%d.sib", i)}); err != nil {
+				if _, err := c.PublishScore(ctx, client.PublishScoreInput{ScoreURL: fmt.Sprintf("https://cdn.example/%s/%d.sib", folder, i)}); err != nil {
 					errs <- err
 					return
 				}
@@ -681,10 +698,18 @@ func (b *bench) measureScoresDataSource(ctx context.Context, n int) (*scoresResu
 	close(errs)
 	closeErr := c.Close(ctx)
 	if err := <-errs; err != nil {
+		return err
+	}
+	return closeErr
+}
+
+func (b *bench) measureScoresDataSource(ctx context.Context, n int) (*scoresResult, error) {
+	fmt.Fprintf(os.Stderr, "bench: publishing %d scores for the data source\n", n)
+	if err := b.emu.reset(ctx); err != nil {
 		return nil, err
 	}
-	if closeErr != nil {
-		return nil, closeErr
+	if err := b.publishScores(ctx, n, "many"); err != nil {
+		return nil, err
 	}
 	dir, err := b.workspace("scores-data-source", providerBlock+`
 data "mediaplatform_scores" "all" {}
@@ -743,6 +768,10 @@ func (b *bench) report(w io.Writer) {
 		r.Date, m.CPUs, m.CPUModel, m.MemoryGiB, m.OS, m.LoadStart, m.LoadEnd)
 	fmt.Fprintf(w, "%s, %s. %d runs of each plan, medians in seconds. %d terraform commands in %d s.\n\n",
 		m.Terraform, m.Go, r.Runs, r.Commands, r.TotalSeconds)
+	if len(r.Sizes) == 0 {
+		b.reportRefresh(w)
+		return
+	}
 
 	fmt.Fprintf(w, "## terraform plan of N mediaplatform_score (parallelism 10)\n\n")
 	fmt.Fprintf(w, "| N | full plan | -refresh=false | terraform_data | full ÷ -refresh=false | full ÷ terraform_data | GET per score | requests per score | setup apply |\n")
@@ -781,6 +810,7 @@ func (b *bench) report(w io.Writer) {
 		fmt.Fprintf(w, "\n## mediaplatform_scores over %d scores\n\n", s.Scores)
 		fmt.Fprintf(w, "terraform plan: %.2f s (median; runs %s); %d requests per plan: %s.\n", s.Plan, formatRuns(s.Runs), s.Total, formatRequests(s.Requests))
 	}
+	b.reportRefresh(w)
 	fmt.Fprintf(w, "\n## All runs (seconds)\n\n")
 	for _, s := range r.Sizes {
 		fmt.Fprintf(w, "- N = %d: full %s; -refresh=false %s; terraform_data %s", s.N, formatRuns(s.FullRuns), formatRuns(s.NoRefreshRuns), formatRuns(s.DataRuns))

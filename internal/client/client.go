@@ -47,6 +47,7 @@ const (
 	EnvPublishingURL     = "MEDIAPLATFORM_PUBLISHING_URL"
 	EnvPublishingService = "MEDIAPLATFORM_PUBLISHING_SERVICE"
 	EnvRegistryURL       = "MEDIAPLATFORM_REGISTRY_URL"
+	EnvRefreshStrategy   = "MEDIAPLATFORM_REFRESH_STRATEGY"
 )
 
 // Defaults applied by New to zero-valued Config fields.
@@ -120,6 +121,10 @@ type Config struct {
 	// terraform-provider-mediaplatform/<Version>.
 	Version string
 
+	// RefreshStrategy is how RefreshScore reads: RefreshAuto (also "") or
+	// RefreshIndividual.
+	RefreshStrategy string
+
 	// Deferred names the settings (provider attribute names) whose value the
 	// configuration only knows after apply: CheckSettings does not report them.
 	Deferred map[string]bool
@@ -151,6 +156,7 @@ func (c *Config) ApplyEnv(getenv func(string) string) {
 		{&c.PublishingURL, EnvPublishingURL},
 		{&c.PublishingService, EnvPublishingService},
 		{&c.RegistryURL, EnvRegistryURL},
+		{&c.RefreshStrategy, EnvRefreshStrategy},
 	} {
 		if *f.field == "" {
 			*f.field = getenv(f.env)
@@ -176,6 +182,8 @@ type Client struct {
 
 	gate rateGate // holds every request back after a 429
 
+	refresh scoreRefresh // RefreshScore's choice between GETs and one listing
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -187,6 +195,12 @@ var ErrClosed = errors.New("mediaplatform client is closed")
 // the first call that needs it. It fails only on settings that can never work,
 // such as a malformed CA certificate or an unparsable address.
 func New(cfg Config) (*Client, error) {
+	switch cfg.RefreshStrategy {
+	case "", RefreshAuto, RefreshIndividual:
+	default:
+		return nil, fmt.Errorf("refresh_strategy (%s) is %q: it must be %q or %q", EnvRefreshStrategy, cfg.RefreshStrategy,
+			RefreshAuto, RefreshIndividual)
+	}
 	if cfg.PublishingService == "" {
 		cfg.PublishingService = DefaultPublishingService
 	}

@@ -235,6 +235,10 @@ func (c *Client) scoreURL(idOrAlias string) (string, error) {
 // score may have been created. A conflict (409) on an alias fails unless it
 // follows such an unknown outcome and the alias holds this score.
 func (c *Client) PublishScore(ctx context.Context, in PublishScoreInput) (*Score, error) {
+	// A listing read before the publish no longer tells the truth; nor does one
+	// read while it is on the wire, so the refresh is reset before and after.
+	c.refresh.invalidate()
+	defer c.refresh.invalidate()
 	base, err := c.PublishingURL()
 	if err != nil {
 		return nil, err
@@ -461,6 +465,8 @@ func (c *Client) CountScores(ctx context.Context, in CountScoresInput) (int, err
 // DeleteScore deletes a score by UUID or alias, purging its rendered assets
 // when purge is set. A missing score gives an error for which IsNotFound holds.
 func (c *Client) DeleteScore(ctx context.Context, idOrAlias string, purge bool) error {
+	c.refresh.invalidate()
+	defer c.refresh.invalidate()
 	u, err := c.scoreURL(idOrAlias)
 	if err != nil {
 		return err

@@ -68,7 +68,7 @@ func (d *scoreDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 		return
 	}
 	id := data.ID.ValueString()
-	score, err := d.client.GetScore(ctx, id)
+	score, err := d.client.RefreshScore(ctx, id)
 	if client.IsNotFound(err) {
 		resp.Diagnostics.AddError("Score not found",
 			fmt.Sprintf("No score with the UUID or alias %q exists on the platform. Check the id, or publish the score first "+

@@ -48,9 +48,16 @@ func (p *functionsOnlyProvider) Functions(context.Context) []func() function.Fun
 	}
 }
 
-// functionsOnlyProviderFactories serves functionsOnlyProvider to resource.UnitTest.
+// functionsOnlyProviderFactories serves functionsOnlyProvider to resource.UnitTest,
+// behind the protocol wrapper the provider binary serves (OpenTofu's null arguments).
 var functionsOnlyProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
-	"mediaplatform": providerserver.NewProtocol6WithError(&functionsOnlyProvider{}),
+	"mediaplatform": func() (tfprotov6.ProviderServer, error) {
+		server, err := providerserver.NewProtocol6WithError(&functionsOnlyProvider{})()
+		if err != nil {
+			return nil, err
+		}
+		return withNullArguments(server)
+	},
 }
 
 // testFunctions runs steps against functionsOnlyProvider, on Terraform 1.8 and later

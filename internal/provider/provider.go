@@ -76,6 +76,7 @@ type providerModel struct {
 	InsecureSkipVerify types.Bool   `tfsdk:"insecure_skip_verify"`
 	RequestTimeout     types.String `tfsdk:"request_timeout"`
 	MaxRetries         types.Int64  `tfsdk:"max_retries"`
+	RefreshStrategy    types.String `tfsdk:"refresh_strategy"`
 }
 
 // Provider defaults. The provider schema cannot carry defaults, so Configure applies them.
@@ -203,6 +204,20 @@ func (p *mediaplatformProvider) Schema(_ context.Context, _ provider.SchemaReque
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.Between(0, maxMaxRetries)},
 			},
+			"refresh_strategy": schema.StringAttribute{
+				MarkdownDescription: "How the provider reads `mediaplatform_score` (resources, the data source, and the scores " +
+					"of score views) during a refresh. `auto` (the default): one GET per score while few are read; once a " +
+					"run reads about as many scores as one listing of all the platform's scores would cost (its pages of " +
+					"100, learned with one count request), it lists every page once and answers the remaining reads from that " +
+					"listing, for at most 30 s and until the next publish or delete. A plan of 1,000 scores then costs about " +
+					"a dozen requests instead of 1,000, which matters on a slow network or under a rate limit; a configuration " +
+					"of a few scores on a large platform still reads each with one GET (plus one count request when it reads " +
+					"more than one). A score the listing lacks is read with a GET before it is called gone. `individual`: " +
+					"always one GET per score, every answer as fresh as it can be, at one request per score. " +
+					"Environment variable: `" + client.EnvRefreshStrategy + "`.",
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.OneOf(client.RefreshAuto, client.RefreshIndividual)},
+			},
 		},
 	}
 }
@@ -290,6 +305,7 @@ func configFromModel(data providerModel) (client.Config, map[string]bool) {
 		{data.PublishingURL, &cfg.PublishingURL, client.EnvPublishingURL, "publishing_url"},
 		{data.PublishingService, &cfg.PublishingService, client.EnvPublishingService, "publishing_service"},
 		{data.RegistryURL, &cfg.RegistryURL, client.EnvRegistryURL, "registry_url"},
+		{data.RefreshStrategy, &cfg.RefreshStrategy, client.EnvRefreshStrategy, "refresh_strategy"},
 		{data.CACertPEM, &cfg.CACertPEM, "", "ca_cert_pem"},
 	} {
 		if s.value.IsUnknown() {

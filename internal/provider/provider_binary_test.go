@@ -55,6 +55,7 @@ func TestAccProviderBinary(t *testing.T) {
 		{"log lines name their resource", testLogLines},
 		{"adopt 250 scores with terraform query", testAdoptWithQuery},
 		{"adopt scores with import for_each", testAdoptWithForEach},
+		{"batched refresh of 150 scores", testBatchedRefresh},
 		{"cancel a command with -invoke", testInvokeCancelCommand},
 	} {
 		t.Run(sub.name, func(t *testing.T) {
@@ -214,6 +215,15 @@ type workspace struct {
 }
 
 func (w *workspace) write(resources string) {
+	w.writeProvider(w.emu.providerConfig(), resources)
+}
+
+// writeWith writes the configuration with more provider arguments.
+func (w *workspace) writeWith(arguments, resources string) {
+	w.writeProvider(providerConfigPlus(w.emu, arguments), resources)
+}
+
+func (w *workspace) writeProvider(provider, resources string) {
 	writeFile(w.t, filepath.Join(w.dir, "main.tf"), `
 terraform {
   required_providers {
@@ -222,7 +232,7 @@ terraform {
     }
   }
 }
-`+w.emu.providerConfig()+resources)
+`+provider+resources)
 }
 
 // command returns the terraform command for args in the workspace, not yet started.

@@ -295,7 +295,7 @@ func (r *scoreResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	}
 	ctx = logResource(ctx, state.ID.ValueString())
 	setScoreIdentity(ctx, resp.Identity, state.ID.ValueString(), &resp.Diagnostics)
-	score, err := r.client.GetScore(ctx, state.ID.ValueString())
+	score, err := r.client.RefreshScore(ctx, state.ID.ValueString())
 	if client.IsNotFound(err) {
 		resp.State.RemoveResource(ctx)
 		return

@@ -276,7 +276,7 @@ func (r *scoreViewResource) Read(ctx context.Context, req resource.ReadRequest, 
 		return
 	}
 	ctx = logResource(ctx, state.ID.ValueString())
-	score, err := r.client.GetScore(ctx, state.Score.ValueString())
+	score, err := r.client.RefreshScore(ctx, state.Score.ValueString())
 	if client.IsNotFound(err) {
 		resp.Diagnostics.AddWarning("Score view no longer works",
 			fmt.Sprintf("The score %q of view %s no longer exists, so the view's viewer_url opens nothing; the view is "+

@@ -1,0 +1,249 @@
+package client
+
+// The adaptive refresh (RefreshScore): the same answers as GetScore, from one
+// listing when that is cheaper, under the rules of scoreRefresh.
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
+)
+
+// refreshRequests is what a refresh cost on env's emulator: GETs of single scores,
+// list pages and counts, between two snapshots of the stats.
+type refreshRequests struct{ gets, pages, counts int }
+
+func (env *emuEnv) refreshRequests(before, after emulator.Stats) refreshRequests {
+	base := env.emu.PublishingURL("")
+	d := func(route string) int { return after.Requests[route] - before.Requests[route] }
+	return refreshRequests{
+		gets: d("GET " + base + "/scores/{id}"), pages: d("GET " + base + "/scores"), counts: d("POST " + base + "/scores/count"),
+	}
+}
+
+func (r refreshRequests) total() int { return r.gets + r.pages + r.counts }
+
+// publishScores publishes n scores (every third with an alias) and returns them.
+func (env *emuEnv) publishScores(n int) []*Score {
+	env.t.Helper()
+	c := env.client()
+	scores := make([]*Score, n)
+	for i := range scores {
+		in := PublishScoreInput{ScoreURL: fmt.Sprintf("https://cdn.example/refresh/%d.sib", i)}
+		if i%3 == 0 {
+			in.Alias = fmt.Sprintf("refresh-%d", i)
+		}
+		s, err := c.PublishScore(env.ctx, in)
+		if err != nil {
+			env.t.Fatalf("publishing score %d: %v", i, err)
+		}
+		scores[i] = s
+	}
+	return scores
+}
+
+// refreshAll refreshes every key with ten reads at a time, as Terraform's default
+// parallelism does, and returns the answers in order.
+func refreshAll(ctx context.Context, t *testing.T, c *Client, keys []string) []*Score {
+	t.Helper()
+	out := make([]*Score, len(keys))
+	sem := make(chan struct{}, 10)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var errs []error
+	for i, key := range keys {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			s, err := c.RefreshScore(ctx, key)
+			if err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("%s: %w", key, err))
+				mu.Unlock()
+			}
+			out[i] = s
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		t.Error(err)
+	}
+	return out
+}
+
+func ids(scores []*Score) []string {
+	out := make([]string, len(scores))
+	for i, s := range scores {
+		out[i] = s.ID
+	}
+	return out
+}
+
+// TestRefreshScoreBatches: 250 reads on a platform of 250 scores cost a count, the
+// three list pages and a few GETs, and the answers equal GetScore's, attribute for
+// attribute (by UUID and by alias); with RefreshIndividual every read is one GET.
+func TestRefreshScoreBatches(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{RenderDelay: time.Hour}) // statuses hold still
+	scores := env.publishScores(250)
+	keys := ids(scores)
+	for _, s := range scores {
+		if s.Alias != "" {
+			keys = append(keys, s.Alias)
+		}
+	}
+
+	before := env.stats()
+	batched := refreshAll(env.ctx, t, env.client(), keys)
+	cost := env.refreshRequests(before, env.stats())
+	t.Logf("%d reads on a platform of 250: %+v", len(keys), cost)
+	if cost.pages != 3 || cost.counts != 1 || cost.total() > 15 {
+		t.Errorf("%d reads on a platform of 250 cost %+v, want 1 count, 3 pages and at most 15 requests", len(keys), cost)
+	}
+
+	before = env.stats()
+	individual := refreshAll(env.ctx, t, env.client(func(cfg *Config) { cfg.RefreshStrategy = RefreshIndividual }), keys)
+	if cost := env.refreshRequests(before, env.stats()); cost.gets != len(keys) || cost.total() != len(keys) {
+		t.Errorf("with RefreshIndividual %d reads cost %+v, want one GET each", len(keys), cost)
+	}
+	direct := env.client()
+	for i, key := range keys {
+		want, err := direct.GetScore(env.ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(batched[i], want) {
+			t.Errorf("RefreshScore(%q) from the listing differs from GetScore:\n%s\n%s", key, raw(batched[i]), want.Raw)
+		}
+		if !reflect.DeepEqual(individual[i], want) {
+			t.Errorf("RefreshScore(%q) with RefreshIndividual differs from GetScore:\n%s\n%s", key, raw(individual[i]), want.Raw)
+		}
+	}
+}
+
+// TestRefreshScoreFewReadsLargePlatform: 10 reads on a platform of 1,500 scores cost
+// at most 11 requests (their GETs and one count), never a listing; one read costs
+// one GET.
+func TestRefreshScoreFewReadsLargePlatform(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{RenderDelay: time.Hour}) // statuses hold still
+	scores := env.publishScores(1500)
+
+	before := env.stats()
+	refreshAll(env.ctx, t, env.client(), ids(scores[:1]))
+	if cost := env.refreshRequests(before, env.stats()); cost.total() != 1 || cost.gets != 1 {
+		t.Errorf("one read cost %+v, want one GET", cost)
+	}
+	before = env.stats()
+	refreshAll(env.ctx, t, env.client(), ids(scores[:10]))
+	if cost := env.refreshRequests(before, env.stats()); cost.pages != 0 || cost.total() > 11 {
+		t.Errorf("10 reads on a platform of 1,500 cost %+v, want at most 11 requests and no list page", cost)
+	}
+}
+
+// TestRefreshScoreWritesAndAbsence: after a listing, a publish and a delete through
+// the client discard it (the new score is found, the deleted one is gone); a score
+// the listing lacks is read with a GET, and reported gone only on the GET's word.
+func TestRefreshScoreWritesAndAbsence(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{RenderDelay: time.Hour}) // statuses hold still
+	scores := env.publishScores(30)
+	c := env.client()
+	refreshAll(env.ctx, t, c, ids(scores))
+
+	// Published out of band after the listing: not in it, found by a GET.
+	other := env.client()
+	late, err := other.PublishScore(env.ctx, PublishScoreInput{ScoreURL: "https://cdn.example/refresh/late.sib"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := env.stats()
+	if got, err := c.RefreshScore(env.ctx, late.ID); err != nil || got.ID != late.ID {
+		t.Fatalf("a score published after the listing: %v, %v", got, err)
+	}
+	if cost := env.refreshRequests(before, env.stats()); cost.gets != 1 {
+		t.Errorf("a score absent from the listing cost %+v, want its GET", cost)
+	}
+	// Absent from the listing and from the platform: gone, on the GET's word.
+	if _, err := c.RefreshScore(env.ctx, "00000000-0000-4000-8000-000000000000"); !IsNotFound(err) {
+		t.Errorf("a score nobody has: %v, want not found", err)
+	}
+
+	// A delete through the client discards the listing: the score is gone at once.
+	if err := c.DeleteScore(env.ctx, scores[0].ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.RefreshScore(env.ctx, scores[0].ID); !IsNotFound(err) {
+		t.Errorf("a score deleted through the client reads as %v, want not found", err)
+	}
+	// A publish through the client too.
+	mine, err := c.PublishScore(env.ctx, PublishScoreInput{ScoreURL: "https://cdn.example/refresh/mine.sib", Alias: "refresh-mine"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.RefreshScore(env.ctx, "refresh-mine"); err != nil || got.ID != mine.ID {
+		t.Errorf("a score published through the client: %v, %v", got, err)
+	}
+}
+
+// TestRefreshScoreListingLifetime: a listing answers reads for snapshotLifetime from
+// its request; a read that starts later reads for itself.
+func TestRefreshScoreListingLifetime(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{RenderDelay: time.Hour}) // statuses hold still
+	scores := env.publishScores(20)
+	c := env.client()
+	var mu sync.Mutex
+	now := time.Now()
+	c.refresh.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+
+	refreshAll(env.ctx, t, c, ids(scores))
+	before := env.stats()
+	advance(snapshotLifetime - time.Second)
+	refreshAll(env.ctx, t, c, ids(scores[:5]))
+	if cost := env.refreshRequests(before, env.stats()); cost.total() != 0 {
+		t.Errorf("reads within the listing's lifetime cost %+v, want nothing", cost)
+	}
+	advance(2 * time.Second)
+	before = env.stats()
+	if _, err := c.RefreshScore(env.ctx, scores[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if cost := env.refreshRequests(before, env.stats()); cost.total() == 0 {
+		t.Error("a read after the listing's lifetime was answered from it")
+	}
+}
+
+// TestRefreshScoreFailedListing: when the list answers 500, every read still gets
+// its score, by GET.
+func TestRefreshScoreFailedListing(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{RenderDelay: time.Hour}) // statuses hold still
+	scores := env.publishScores(40)
+	c, proxy := env.proxiedClient()
+	proxy.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/scores$`, Respond: &faultproxy.Answer{Status: http.StatusInternalServerError}})
+	got := refreshAll(env.ctx, t, c, ids(scores))
+	for i, s := range got {
+		if s == nil || s.ID != scores[i].ID {
+			t.Errorf("read %d: %v, want score %s", i, s, scores[i].ID)
+		}
+	}
+	if proxy.Count(http.MethodGet, `/scores$`) == 0 {
+		t.Error("no listing was tried: the test does not exercise the fallback")
+	}
+}
+
+func raw(s *Score) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return string(s.Raw)
+}
