@@ -180,6 +180,9 @@ resource "mediaplatform_external_authentication" "test" {
 		}
 	})
 
+	// A view of 2 minutes with renew_before 100 ms shorter: every plan after the first
+	// 100 ms replaces it while it is still live, however loaded the machine (with a view
+	// of 2 s, a slow plan met it expired and the warning rightly said so instead).
 	t.Run("view renewal says why", func(t *testing.T) {
 		t.Parallel()
 		emu := newTestEmulator(t)
@@ -187,8 +190,8 @@ resource "mediaplatform_external_authentication" "test" {
 		w := newWorkspace(t, emu, fmt.Sprintf(`
 resource "mediaplatform_score_view" "test" {
   score        = %q
-  expires_in   = 2
-  renew_before = "1900ms"
+  expires_in   = 120
+  renew_before = "119.9s"
 }
 `, alias))
 		w.run("apply", "-auto-approve")
@@ -196,7 +199,7 @@ resource "mediaplatform_score_view" "test" {
 		for _, want := range []*regexp.Regexp{
 			errorPattern("mediaplatform_score_view.test must be replaced"),
 			errorPattern("expires_at", "# forces replacement"),
-			errorPattern("Warning: Score view will be replaced", `of score "`+alias+`" expires in`, "less than renew_before (1900ms)"),
+			errorPattern("Warning: Score view will be replaced", `of score "`+alias+`" expires in`, "less than renew_before (119.9s)"),
 		} {
 			if !want.MatchString(out) {
 				t.Errorf("plan output lacks %q:\n%s", want, out)
