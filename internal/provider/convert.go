@@ -1,6 +1,13 @@
 package provider
 
-import "github.com/hashicorp/terraform-plugin-framework/types"
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
 
 // Conversions shared by resources and data sources.
 
@@ -10,4 +17,96 @@ func optionalString(s string) types.String {
 		return types.StringNull()
 	}
 	return types.StringValue(s)
+}
+
+// timeValue formats a platform time as RFC 3339 (null when the platform sent none).
+func timeValue(t time.Time) types.String {
+	if t.IsZero() {
+		return types.StringNull()
+	}
+	return types.StringValue(t.UTC().Format(time.RFC3339Nano))
+}
+
+// normalizeJSON returns JSON text in a stable form: compact, object keys sorted,
+// numbers as written, <, > and & as they are. Absent or null JSON gives a null
+// string. Every JSON text the provider shows goes through it.
+func normalizeJSON(raw json.RawMessage) (types.String, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return types.StringNull(), nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return types.StringNull(), err
+	}
+	if v == nil {
+		return types.StringNull(), nil
+	}
+	b, err := marshalJSONText(v)
+	if err != nil {
+		return types.StringNull(), err
+	}
+	return types.StringValue(string(b)), nil
+}
+
+// marshalJSONText encodes v without escaping <, > and & (the text is for people
+// and jsondecode, not for HTML).
+func marshalJSONText(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// stringParams renders a map of message parameters as strings: a string as it is,
+// any other value (number, boolean, null, object, array) as its compact JSON text.
+// A nil map gives nil (null).
+func stringParams(params map[string]any) map[string]string {
+	if params == nil {
+		return nil
+	}
+	out := make(map[string]string, len(params))
+	for k, v := range params {
+		if s, ok := v.(string); ok {
+			out[k] = s
+			continue
+		}
+		b, err := marshalJSONText(v)
+		if err != nil {
+			out[k] = fmt.Sprint(v)
+			continue
+		}
+		out[k] = string(b)
+	}
+	return out
+}
+
+// convertAll converts every element; the result is never nil, so that an empty
+// collection is an empty list rather than null.
+func convertAll[T, M any](in []T, conv func(T) M) []M {
+	out := make([]M, 0, len(in))
+	for _, v := range in {
+		out = append(out, conv(v))
+	}
+	return out
+}
+
+// stringList returns s, or an empty list for nil.
+func stringList(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// stringMap returns m, or an empty map for nil.
+func stringMap(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
 }

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -368,7 +367,7 @@ func (d *assetModelDataSource) Read(ctx context.Context, req datasource.ReadRequ
 	}
 
 	layout, err := newLayout(m.Layout)
-	var normalized string
+	var normalized types.String
 	if err == nil {
 		normalized, err = normalizeJSON(m.Raw)
 	}
@@ -381,7 +380,7 @@ func (d *assetModelDataSource) Read(ctx context.Context, req datasource.ReadRequ
 	data.Attributes = newAttributeSet(m.Attributes, newAssetAttribute)
 	data.TimeBased = convertAll(m.TimeBased, newLayer(newAssetSubattribute))
 	data.Layout = layout
-	data.JSON = types.StringValue(normalized)
+	data.JSON = normalized
 	resp.Diagnostics.Append(resp.State.Set(ctx, &data)...)
 }
 
@@ -401,159 +400,4 @@ func (d *assetModelDataSource) notFoundDetail(ctx context.Context, systemType, s
 	default:
 		return fmt.Sprintf("System %s/%s has no %s. %s", systemType, systemID, object, hint)
 	}
-}
-
-// newLayout converts the three layout kinds; a kind the platform leaves out is an
-// empty list.
-func newLayout(l client.Layout) (*layoutModel, error) {
-	m := &layoutModel{
-		AttributeGroups: make([]attributeGroupModel, 0, len(l.AttributeGroupLayout)),
-		SimpleTimeBased: make([]layerLayoutModel, 0, len(l.SimpleTimeBasedLayout)),
-		VirtualLayers: convertAll(l.VirtualLayersLayout, func(v client.VirtualLayer) virtualLayerModel {
-			return virtualLayerModel{ID: types.StringValue(v.ID), LayerIDs: stringList(v.LayerIDs)}
-		}),
-	}
-	for _, g := range l.AttributeGroupLayout {
-		group := attributeGroupModel{
-			ID:       types.StringValue(g.ID),
-			Labels:   stringMap(g.Labels),
-			Tooltips: stringMap(g.Tooltips),
-			Items:    make([]groupItemModel, 0, len(g.Items)),
-		}
-		for _, it := range g.Items {
-			item, err := newLayoutItem(it)
-			if err != nil {
-				return nil, fmt.Errorf("attribute group %q, item %q: %w", g.ID, it.ID, err)
-			}
-			gi := groupItemModel{layoutItemModel: item, Subitems: make([]layoutItemModel, 0, len(it.Subitems))}
-			for _, sub := range it.Subitems {
-				s, err := newLayoutItem(sub)
-				if err != nil {
-					return nil, fmt.Errorf("attribute group %q, item %q, subitem %q: %w", g.ID, it.ID, sub.ID, err)
-				}
-				gi.Subitems = append(gi.Subitems, s)
-			}
-			group.Items = append(group.Items, gi)
-		}
-		m.AttributeGroups = append(m.AttributeGroups, group)
-	}
-	for _, ll := range l.SimpleTimeBasedLayout {
-		layer := layerLayoutModel{ID: types.StringValue(ll.ID), Items: make([]layerLayoutItemModel, 0, len(ll.Items))}
-		for _, it := range ll.Items {
-			options, err := normalizeOptions(it.Options)
-			if err != nil {
-				return nil, fmt.Errorf("simple time-based layout of layer %q, item %q: %w", ll.ID, it.ID, err)
-			}
-			layer.Items = append(layer.Items, layerLayoutItemModel{
-				ID: types.StringValue(it.ID), Flags: stringList(it.Flags), OptionsJSON: types.StringValue(options),
-			})
-		}
-		m.SimpleTimeBased = append(m.SimpleTimeBased, layer)
-	}
-	return m, nil
-}
-
-// newLayoutItem converts an attribute group item without its subitems.
-func newLayoutItem(it client.LayoutItem) (layoutItemModel, error) {
-	all, err := normalizeOptions(it.Options)
-	if err != nil {
-		return layoutItemModel{}, err
-	}
-	var opts layoutOptionsModel
-	if opts.Default, err = optionJSON(it.Options, "default"); err != nil {
-		return layoutItemModel{}, err
-	}
-	if opts.DefaultValue, err = optionText(it.Options, "defaultValue"); err != nil {
-		return layoutItemModel{}, err
-	}
-	if opts.ReadOnlyExpressionRule, err = optionJSON(it.Options, "readOnlyExpressionRule"); err != nil {
-		return layoutItemModel{}, err
-	}
-	if opts.VisibilityExpressionRule, err = optionJSON(it.Options, "visibilityExpressionRule"); err != nil {
-		return layoutItemModel{}, err
-	}
-	if opts.Restrictions, err = newRowRestrictions(it.Options["restrictions"]); err != nil {
-		return layoutItemModel{}, err
-	}
-	return layoutItemModel{
-		ID:          types.StringValue(it.ID),
-		Common:      types.BoolValue(it.Common),
-		Flags:       stringList(it.Flags),
-		Options:     opts,
-		OptionsJSON: types.StringValue(all),
-	}, nil
-}
-
-// newRowRestrictions converts the restrictions option; nil when it is absent or null.
-func newRowRestrictions(raw json.RawMessage) (*rowRestrictionsModel, error) {
-	if isAbsent(raw) {
-		return nil, nil
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
-		return nil, fmt.Errorf("option restrictions: %w", err)
-	}
-	var r rowRestrictionsModel
-	var err error
-	for _, f := range []struct {
-		flag       *types.Bool
-		expression *types.String
-		name       string
-	}{
-		{&r.NoCreateRows, &r.NoCreateRowsExpression, "noCreateRows"},
-		{&r.NoDeleteRows, &r.NoDeleteRowsExpression, "noDeleteRows"},
-		{&r.NoMoveRows, &r.NoMoveRowsExpression, "noMoveRows"},
-	} {
-		var b bool
-		if !isAbsent(fields[f.name]) {
-			if err := json.Unmarshal(fields[f.name], &b); err != nil {
-				return nil, fmt.Errorf("restriction %s: %w", f.name, err)
-			}
-		}
-		*f.flag = types.BoolValue(b)
-		if *f.expression, err = optionJSON(fields, f.name+"Expression"); err != nil {
-			return nil, fmt.Errorf("restriction %sExpression: %w", f.name, err)
-		}
-	}
-	return &r, nil
-}
-
-// normalizeOptions returns all options as normalized JSON text, "{}" for none.
-func normalizeOptions(options map[string]json.RawMessage) (string, error) {
-	if len(options) == 0 {
-		return "{}", nil
-	}
-	raw, err := json.Marshal(options)
-	if err != nil {
-		return "", fmt.Errorf("options: %w", err)
-	}
-	return normalizeJSON(raw)
-}
-
-// optionJSON returns an option as normalized JSON text; null when absent or null.
-func optionJSON(options map[string]json.RawMessage, name string) (types.String, error) {
-	raw := options[name]
-	if isAbsent(raw) {
-		return types.StringNull(), nil
-	}
-	s, err := normalizeJSON(raw)
-	if err != nil {
-		return types.StringNull(), fmt.Errorf("option %s: %w", name, err)
-	}
-	return types.StringValue(s), nil
-}
-
-// optionText returns a string option as is and any other value as its JSON text;
-// null when absent or null.
-func optionText(options map[string]json.RawMessage, name string) (types.String, error) {
-	var s string
-	if raw := options[name]; !isAbsent(raw) && json.Unmarshal(raw, &s) == nil {
-		return types.StringValue(s), nil
-	}
-	return optionJSON(options, name)
-}
-
-// isAbsent reports whether a JSON value is missing or null.
-func isAbsent(raw json.RawMessage) bool {
-	return len(raw) == 0 || string(raw) == "null"
 }

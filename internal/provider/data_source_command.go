@@ -434,7 +434,7 @@ func (m *commandDataSourceModel) refresh(cmd *client.Command) diag.Diagnostics {
 	m.ParametersJSON, m.Results = types.StringNull(), nil
 	if cmd.Payload != nil {
 		var err error
-		if m.ParametersJSON, err = normalizedJSON(cmd.Payload.Parameters); err != nil {
+		if m.ParametersJSON, err = normalizeJSON(cmd.Payload.Parameters); err != nil {
 			diags.AddError("Unable to read command", fmt.Sprintf("The parameters of command %q are not valid JSON: %s", ci.ID, err))
 		}
 		if cmd.Payload.Result != nil {
@@ -468,7 +468,7 @@ func (m *commandDataSourceModel) refresh(cmd *client.Command) diag.Diagnostics {
 	}
 
 	var err error
-	if m.JSON, err = normalizedJSON(cmd.Raw); err != nil {
+	if m.JSON, err = normalizeJSON(cmd.Raw); err != nil {
 		diags.AddError("Unable to read command", fmt.Sprintf("The platform's answer for command %q is not valid JSON: %s", ci.ID, err))
 	}
 	return diags

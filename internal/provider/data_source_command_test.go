@@ -40,7 +40,7 @@ func dsCommandMatchesPlatform(emu *testEmulator, c *client.Client, address strin
 		if err != nil {
 			return err
 		}
-		want, err := normalizedJSON(cmd.Raw)
+		want, err := normalizeJSON(cmd.Raw)
 		if err != nil {
 			return err
 		}

@@ -153,6 +153,6 @@ func (d *systemModelDataSource) Read(ctx context.Context, req datasource.ReadReq
 	if includeTimeBased {
 		data.TimeBased = convertAll(m.TimeBased, newLayer(newAttributeCore))
 	}
-	data.JSON = types.StringValue(normalized)
+	data.JSON = normalized
 	resp.Diagnostics.Append(resp.State.Set(ctx, &data)...)
 }

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
-	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -302,52 +300,6 @@ func TestEphemeralAccessTokenRenewAt(t *testing.T) {
 	} {
 		if got := accessTokenRenewAt(c.expiresAt, now); !got.Equal(c.want) {
 			t.Errorf("accessTokenRenewAt(%s) = %s, want %s", c.expiresAt, got, c.want)
-		}
-	}
-}
-
-// TestEphemeralResourceSchemas checks every ephemeral resource schema: documented
-// attributes, and exactly the secrets marked sensitive.
-func TestEphemeralResourceSchemas(t *testing.T) {
-	t.Parallel()
-	ctx := t.Context()
-	secrets := map[string]map[string]bool{
-		"mediaplatform_score_view":   {"viewer_url": true},
-		"mediaplatform_access_token": {"access_token": true},
-	}
-	seen := map[string]bool{}
-	p, ok := New("test")().(provider.ProviderWithEphemeralResources)
-	if !ok {
-		t.Fatal("the provider has no ephemeral resources")
-	}
-	for _, newResource := range p.EphemeralResources(ctx) {
-		r := newResource()
-		meta := &ephemeral.MetadataResponse{}
-		r.Metadata(ctx, ephemeral.MetadataRequest{ProviderTypeName: "mediaplatform"}, meta)
-		seen[meta.TypeName] = true
-		resp := &ephemeral.SchemaResponse{}
-		r.Schema(ctx, ephemeral.SchemaRequest{}, resp)
-		if resp.Diagnostics.HasError() {
-			t.Fatalf("%s: schema diagnostics: %v", meta.TypeName, resp.Diagnostics)
-		}
-		if diags := resp.Schema.ValidateImplementation(ctx); diags.HasError() {
-			t.Errorf("%s: schema implementation: %v", meta.TypeName, diags)
-		}
-		if resp.Schema.MarkdownDescription == "" {
-			t.Errorf("%s has no MarkdownDescription", meta.TypeName)
-		}
-		for name, attr := range resp.Schema.Attributes {
-			if attr.GetMarkdownDescription() == "" {
-				t.Errorf("%s: attribute %s has no MarkdownDescription", meta.TypeName, name)
-			}
-			if attr.IsSensitive() != secrets[meta.TypeName][name] {
-				t.Errorf("%s: attribute %s: sensitive = %v", meta.TypeName, name, attr.IsSensitive())
-			}
-		}
-	}
-	for name := range secrets {
-		if !seen[name] {
-			t.Errorf("ephemeral resource %s is not registered", name)
 		}
 	}
 }

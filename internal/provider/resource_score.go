@@ -407,11 +407,3 @@ func (m *scoreModel) refresh(s *client.Score) {
 	m.UpdatedAt = timeValue(s.UpdatedAt)
 	m.PageCount = types.Int64Value(int64(s.PageCount()))
 }
-
-// timeValue formats a platform time as RFC 3339 (null when the platform sent none).
-func timeValue(t time.Time) types.String {
-	if t.IsZero() {
-		return types.StringNull()
-	}
-	return types.StringValue(t.UTC().Format(time.RFC3339Nano))
-}

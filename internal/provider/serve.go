@@ -2,8 +2,10 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -11,6 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"github.com/hashicorp/terraform-plugin-log/tfsdklog"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
 )
 
 // Address is the provider's registry address.
@@ -75,4 +79,39 @@ func quietUnreadLogs() {
 	for _, name := range []string{"TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK", "TF_LOG_PROVIDER_MEDIAPLATFORM"} {
 		_ = os.Setenv(name, "OFF")
 	}
+}
+
+// Clients created by this process, closed by CloseAll when the process ends.
+var (
+	liveClientsMu sync.Mutex
+	liveClients   []*client.Client
+)
+
+func addLiveClient(c *client.Client) {
+	liveClientsMu.Lock()
+	defer liveClientsMu.Unlock()
+	liveClients = append(liveClients, c)
+}
+
+// CloseAll closes every client this process created, concurrently and within ctx: each
+// logs out its administrator session and removes its platform token. The main function
+// calls it when the plugin server returns, that is when Terraform shuts the provider
+// down. Closed clients leave the list, so a second call does nothing.
+func CloseAll(ctx context.Context) error {
+	liveClientsMu.Lock()
+	clients := liveClients
+	liveClients = nil
+	liveClientsMu.Unlock()
+
+	if len(clients) > 0 {
+		tflog.Debug(ctx, "Provider exiting: logging out the administrator sessions and removing the platform tokens",
+			map[string]any{"clients": len(clients)})
+	}
+	errs := make([]error, len(clients))
+	var wg sync.WaitGroup
+	for i, c := range clients {
+		wg.Go(func() { errs[i] = c.Close(ctx) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }

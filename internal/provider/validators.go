@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -310,4 +311,35 @@ func checkPositiveDuration(s string) string {
 		return fmt.Sprintf("%q is not positive", s)
 	}
 	return ""
+}
+
+// knownScoreStatus warns about a status filter the contract does not name: the
+// filter matches by equality, so a misspelt status silently matches nothing, while
+// a status the platform adds later must stay usable.
+func knownScoreStatus() validator.String { return knownScoreStatusValidator{} }
+
+type knownScoreStatusValidator struct{}
+
+var _ validator.String = knownScoreStatusValidator{}
+
+func (knownScoreStatusValidator) Description(context.Context) string {
+	return "one of " + strings.Join(knownScoreStatuses, ", ") + " (another value is accepted with a warning)"
+}
+
+func (v knownScoreStatusValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (knownScoreStatusValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	s := req.ConfigValue.ValueString()
+	if slices.Contains(knownScoreStatuses, s) {
+		return
+	}
+	resp.Diagnostics.AddAttributeWarning(req.Path, "Unknown score status",
+		fmt.Sprintf("Attribute %s is %q, which is not a score status the provider knows (%s). The filter matches by "+
+			"equality, so it matches no score unless the platform uses this status. Check the spelling.",
+			req.Path, s, strings.Join(knownScoreStatuses, ", ")))
 }

@@ -146,3 +146,32 @@ func TestDurationValidator(t *testing.T) {
 		{value: "", wantErr: "does not parse"},
 	})
 }
+
+func TestDataSourceKnownScoreStatusValidator(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		value   types.String
+		warning string
+	}{
+		{types.StringValue("idle"), ""},
+		{types.StringValue("error"), ""},
+		{types.StringNull(), ""},
+		{types.StringUnknown(), ""},
+		{types.StringValue("Idle"), `"Idle", which is not a score status the provider knows (pending, rendering, idle, error)`},
+		{types.StringValue("archived"), `"archived"`},
+	} {
+		resp := &validator.StringResponse{}
+		knownScoreStatus().ValidateString(ctx, validator.StringRequest{Path: path.Root("status"), ConfigValue: tc.value}, resp)
+		if resp.Diagnostics.HasError() {
+			t.Errorf("%s: errors %v, want at most a warning", tc.value, resp.Diagnostics)
+		}
+		warnings := resp.Diagnostics.Warnings()
+		switch {
+		case tc.warning == "" && len(warnings) != 0:
+			t.Errorf("%s: unexpected warning %v", tc.value, warnings)
+		case tc.warning != "" && (len(warnings) != 1 || !strings.Contains(warnings[0].Detail(), tc.warning)):
+			t.Errorf("%s: warnings %v, want one containing %q", tc.value, warnings, tc.warning)
+		}
+	}
+}

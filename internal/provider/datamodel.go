@@ -1,9 +1,9 @@
 package provider
 
-// Pieces shared by the mediaplatform_system_model and mediaplatform_asset_model data
-// sources: the nested schemas of attribute descriptions and time-based layers, the
-// models that mirror them, their conversion from the client's types, and the JSON
-// normalization used for `json` and for layout expressions.
+// The data models, shared by the mediaplatform_system_model and
+// mediaplatform_asset_model data sources: the nested schemas of attribute
+// descriptions and time-based layers, the models that mirror them, and their
+// conversion from the client's types (attributes, layers, the asset model's layouts).
 //
 // Conventions (the specification leaves them open):
 //   - Collections are never null: a missing `flags`, `labels`, `tooltips` or
@@ -14,8 +14,8 @@ package provider
 //     `type.multi_value` is false when missing (single-value), as the spec says.
 
 import (
-	"bytes"
 	"encoding/json"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -169,50 +169,162 @@ func newLayer[A any](conv func(client.Attribute) A) func(client.Layer) layerMode
 	}
 }
 
-// convertAll converts every element; the result is never nil, so that an empty
-// collection is an empty list rather than null.
-func convertAll[T, M any](in []T, conv func(T) M) []M {
-	out := make([]M, 0, len(in))
-	for _, v := range in {
-		out = append(out, conv(v))
+// The asset model's layouts.
+
+// newLayout converts the three layout kinds; a kind the platform leaves out is an
+// empty list.
+func newLayout(l client.Layout) (*layoutModel, error) {
+	m := &layoutModel{
+		AttributeGroups: make([]attributeGroupModel, 0, len(l.AttributeGroupLayout)),
+		SimpleTimeBased: make([]layerLayoutModel, 0, len(l.SimpleTimeBasedLayout)),
+		VirtualLayers: convertAll(l.VirtualLayersLayout, func(v client.VirtualLayer) virtualLayerModel {
+			return virtualLayerModel{ID: types.StringValue(v.ID), LayerIDs: stringList(v.LayerIDs)}
+		}),
 	}
-	return out
+	for _, g := range l.AttributeGroupLayout {
+		group := attributeGroupModel{
+			ID:       types.StringValue(g.ID),
+			Labels:   stringMap(g.Labels),
+			Tooltips: stringMap(g.Tooltips),
+			Items:    make([]groupItemModel, 0, len(g.Items)),
+		}
+		for _, it := range g.Items {
+			item, err := newLayoutItem(it)
+			if err != nil {
+				return nil, fmt.Errorf("attribute group %q, item %q: %w", g.ID, it.ID, err)
+			}
+			gi := groupItemModel{layoutItemModel: item, Subitems: make([]layoutItemModel, 0, len(it.Subitems))}
+			for _, sub := range it.Subitems {
+				s, err := newLayoutItem(sub)
+				if err != nil {
+					return nil, fmt.Errorf("attribute group %q, item %q, subitem %q: %w", g.ID, it.ID, sub.ID, err)
+				}
+				gi.Subitems = append(gi.Subitems, s)
+			}
+			group.Items = append(group.Items, gi)
+		}
+		m.AttributeGroups = append(m.AttributeGroups, group)
+	}
+	for _, ll := range l.SimpleTimeBasedLayout {
+		layer := layerLayoutModel{ID: types.StringValue(ll.ID), Items: make([]layerLayoutItemModel, 0, len(ll.Items))}
+		for _, it := range ll.Items {
+			options, err := normalizeOptions(it.Options)
+			if err != nil {
+				return nil, fmt.Errorf("simple time-based layout of layer %q, item %q: %w", ll.ID, it.ID, err)
+			}
+			layer.Items = append(layer.Items, layerLayoutItemModel{
+				ID: types.StringValue(it.ID), Flags: stringList(it.Flags), OptionsJSON: types.StringValue(options),
+			})
+		}
+		m.SimpleTimeBased = append(m.SimpleTimeBased, layer)
+	}
+	return m, nil
 }
 
-// stringList returns s, or an empty list for nil.
-func stringList(s []string) []string {
-	if s == nil {
-		return []string{}
+// newLayoutItem converts an attribute group item without its subitems.
+func newLayoutItem(it client.LayoutItem) (layoutItemModel, error) {
+	all, err := normalizeOptions(it.Options)
+	if err != nil {
+		return layoutItemModel{}, err
 	}
-	return s
+	var opts layoutOptionsModel
+	if opts.Default, err = optionJSON(it.Options, "default"); err != nil {
+		return layoutItemModel{}, err
+	}
+	if opts.DefaultValue, err = optionText(it.Options, "defaultValue"); err != nil {
+		return layoutItemModel{}, err
+	}
+	if opts.ReadOnlyExpressionRule, err = optionJSON(it.Options, "readOnlyExpressionRule"); err != nil {
+		return layoutItemModel{}, err
+	}
+	if opts.VisibilityExpressionRule, err = optionJSON(it.Options, "visibilityExpressionRule"); err != nil {
+		return layoutItemModel{}, err
+	}
+	if opts.Restrictions, err = newRowRestrictions(it.Options["restrictions"]); err != nil {
+		return layoutItemModel{}, err
+	}
+	return layoutItemModel{
+		ID:          types.StringValue(it.ID),
+		Common:      types.BoolValue(it.Common),
+		Flags:       stringList(it.Flags),
+		Options:     opts,
+		OptionsJSON: types.StringValue(all),
+	}, nil
 }
 
-// stringMap returns m, or an empty map for nil.
-func stringMap(m map[string]string) map[string]string {
-	if m == nil {
-		return map[string]string{}
+// newRowRestrictions converts the restrictions option; nil when it is absent or null.
+func newRowRestrictions(raw json.RawMessage) (*rowRestrictionsModel, error) {
+	if isAbsent(raw) {
+		return nil, nil
 	}
-	return m
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return nil, fmt.Errorf("option restrictions: %w", err)
+	}
+	var r rowRestrictionsModel
+	var err error
+	for _, f := range []struct {
+		flag       *types.Bool
+		expression *types.String
+		name       string
+	}{
+		{&r.NoCreateRows, &r.NoCreateRowsExpression, "noCreateRows"},
+		{&r.NoDeleteRows, &r.NoDeleteRowsExpression, "noDeleteRows"},
+		{&r.NoMoveRows, &r.NoMoveRowsExpression, "noMoveRows"},
+	} {
+		var b bool
+		if !isAbsent(fields[f.name]) {
+			if err := json.Unmarshal(fields[f.name], &b); err != nil {
+				return nil, fmt.Errorf("restriction %s: %w", f.name, err)
+			}
+		}
+		*f.flag = types.BoolValue(b)
+		if *f.expression, err = optionJSON(fields, f.name+"Expression"); err != nil {
+			return nil, fmt.Errorf("restriction %sExpression: %w", f.name, err)
+		}
+	}
+	return &r, nil
 }
 
-// normalizeJSON returns JSON text in a stable form: objects with their keys sorted,
-// no insignificant white space, numbers exactly as given, and no HTML escaping. Two
-// documents that differ only in key order or spacing normalize to the same string,
-// so the result can be compared, stored and passed to evaluate_expression.
-func normalizeJSON(raw []byte) (string, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return "", err
+// normalizeOptions returns all options as normalized JSON text, "{}" for none.
+func normalizeOptions(options map[string]json.RawMessage) (string, error) {
+	if len(options) == 0 {
+		return "{}", nil
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return "", err
+	raw, err := json.Marshal(options)
+	if err != nil {
+		return "", fmt.Errorf("options: %w", err)
 	}
-	return string(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
+	s, err := normalizeJSON(raw)
+	return s.ValueString(), err
+}
+
+// optionJSON returns an option as normalized JSON text; null when absent or null.
+func optionJSON(options map[string]json.RawMessage, name string) (types.String, error) {
+	raw := options[name]
+	if isAbsent(raw) {
+		return types.StringNull(), nil
+	}
+	s, err := normalizeJSON(raw)
+	if err != nil {
+		return types.StringNull(), fmt.Errorf("option %s: %w", name, err)
+	}
+	return s, nil
+}
+
+// optionText returns a string option as is and any other value as its JSON text;
+// null when absent or null.
+func optionText(options map[string]json.RawMessage, name string) (types.String, error) {
+	var s string
+	if raw := options[name]; !isAbsent(raw) && json.Unmarshal(raw, &s) == nil {
+		return types.StringValue(s), nil
+	}
+	return optionJSON(options, name)
+}
+
+// isAbsent reports whether a JSON value is missing or null.
+func isAbsent(raw json.RawMessage) bool {
+	return len(raw) == 0 || string(raw) == "null"
 }
 
 // Schemas.

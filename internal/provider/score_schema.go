@@ -5,32 +5,11 @@ package provider
 // the score filters, and the rendering of free-form JSON as Terraform strings.
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"fmt"
-	"slices"
-	"strings"
-
-	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
 )
-
-// scoreDataSources are the data sources over the administrator and score APIs and commands.
-func scoreDataSources() []func() datasource.DataSource {
-	return []func() datasource.DataSource{
-		NewExternalAuthenticationDataSource,
-		NewScoreDataSource,
-		NewScoresDataSource,
-		NewScoreCountDataSource,
-		NewHealthDataSource,
-		NewCommandDataSource,
-	}
-}
 
 // knownScoreStatuses are the statuses the contract names. The API may add others.
 var knownScoreStatuses = []string{
@@ -154,92 +133,4 @@ func scoreResultAttributes() map[string]schema.Attribute {
 // scoreCriteria builds the filter of a list or count from the optional arguments.
 func scoreCriteria(status, scoreURL types.String) client.ScoreCriteria {
 	return client.ScoreCriteria{Status: status.ValueString(), ScoreURL: scoreURL.ValueString()}
-}
-
-// knownScoreStatus warns about a status filter the contract does not name: the
-// filter matches by equality, so a misspelt status silently matches nothing, while
-// a status the platform adds later must stay usable.
-func knownScoreStatus() validator.String { return knownScoreStatusValidator{} }
-
-type knownScoreStatusValidator struct{}
-
-var _ validator.String = knownScoreStatusValidator{}
-
-func (knownScoreStatusValidator) Description(context.Context) string {
-	return "one of " + strings.Join(knownScoreStatuses, ", ") + " (another value is accepted with a warning)"
-}
-
-func (v knownScoreStatusValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (knownScoreStatusValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	s := req.ConfigValue.ValueString()
-	if slices.Contains(knownScoreStatuses, s) {
-		return
-	}
-	resp.Diagnostics.AddAttributeWarning(req.Path, "Unknown score status",
-		fmt.Sprintf("Attribute %s is %q, which is not a score status the provider knows (%s). The filter matches by "+
-			"equality, so it matches no score unless the platform uses this status. Check the spelling.",
-			req.Path, s, strings.Join(knownScoreStatuses, ", ")))
-}
-
-// normalizedJSON returns JSON text in a stable form: compact, object keys sorted,
-// numbers as written. Absent or null JSON gives a null string.
-func normalizedJSON(raw json.RawMessage) (types.String, error) {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return types.StringNull(), nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return types.StringNull(), err
-	}
-	if v == nil {
-		return types.StringNull(), nil
-	}
-	b, err := marshalJSONText(v)
-	if err != nil {
-		return types.StringNull(), err
-	}
-	return types.StringValue(string(b)), nil
-}
-
-// marshalJSONText encodes v without escaping <, > and & (the text is for people
-// and jsondecode, not for HTML).
-func marshalJSONText(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
-// stringParams renders a map of message parameters as strings: a string as it is,
-// any other value (number, boolean, null, object, array) as its compact JSON text.
-// A nil map gives nil (null).
-func stringParams(params map[string]any) map[string]string {
-	if params == nil {
-		return nil
-	}
-	out := make(map[string]string, len(params))
-	for k, v := range params {
-		if s, ok := v.(string); ok {
-			out[k] = s
-			continue
-		}
-		b, err := marshalJSONText(v)
-		if err != nil {
-			out[k] = fmt.Sprint(v)
-			continue
-		}
-		out[k] = string(b)
-	}
-	return out
 }

@@ -13,8 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/datasource"
-	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
@@ -389,26 +387,6 @@ provider "mediaplatform" {
 `, e.platformURL())
 }
 
-func TestDataSourceAssetModel_normalizeJSON(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct{ in, want string }{
-		{`{"op": "isSet", "attribute": "genre"}`, `{"attribute":"genre","op":"isSet"}`},
-		{" {\n \"or\": [ {\"value\": null, \"op\": \"equals\", \"attribute\": \"a<b>&\"} ] }\n",
-			`{"or":[{"attribute":"a<b>&","op":"equals","value":null}]}`},
-		{`{"n": 1.50, "big": 12345678901234567890, "e": 1e3}`, `{"big":12345678901234567890,"e":1e3,"n":1.50}`},
-		{`"text"`, `"text"`},
-		{`{"nested": {"z": [3, 2, {"b": true, "a": false}], "a": {}}}`, `{"nested":{"a":{},"z":[3,2,{"a":false,"b":true}]}}`},
-	} {
-		got, err := normalizeJSON([]byte(tc.in))
-		if err != nil || got != tc.want {
-			t.Errorf("normalizeJSON(%s) = %s, %v; want %s", tc.in, got, err, tc.want)
-		}
-	}
-	if _, err := normalizeJSON([]byte(`{"a":`)); err == nil {
-		t.Error("normalizeJSON of broken JSON: no error")
-	}
-}
-
 func TestDataSourceAssetModel_rowRestrictionsDefaults(t *testing.T) {
 	t.Parallel()
 	r, err := newRowRestrictions(json.RawMessage(`{"noDeleteRowsExpression": {"op": "isSet", "attribute": "x"}}`))
@@ -426,48 +404,5 @@ func TestDataSourceAssetModel_rowRestrictionsDefaults(t *testing.T) {
 	if _, err := newRowRestrictions(json.RawMessage(`{"noCreateRows": "yes"}`)); err == nil ||
 		!strings.Contains(err.Error(), "noCreateRows") {
 		t.Errorf("a non-boolean noCreateRows: error %v", err)
-	}
-}
-
-// TestDataSourceSystemModel_schemas validates the three model data sources' schemas
-// and requires a description on every attribute, nested ones included.
-func TestDataSourceSystemModel_schemas(t *testing.T) {
-	t.Parallel()
-	ctx := t.Context()
-	for _, newDS := range modelDataSources() {
-		ds := newDS()
-		meta := &datasource.MetadataResponse{}
-		ds.Metadata(ctx, datasource.MetadataRequest{ProviderTypeName: "mediaplatform"}, meta)
-		resp := &datasource.SchemaResponse{}
-		ds.Schema(ctx, datasource.SchemaRequest{}, resp)
-		if resp.Diagnostics.HasError() {
-			t.Fatalf("%s: schema diagnostics: %v", meta.TypeName, resp.Diagnostics)
-		}
-		if diags := resp.Schema.ValidateImplementation(ctx); diags.HasError() {
-			t.Fatalf("%s: schema implementation: %v", meta.TypeName, diags)
-		}
-		if resp.Schema.MarkdownDescription == "" {
-			t.Errorf("%s has no MarkdownDescription", meta.TypeName)
-		}
-		var walk func(prefix string, attrs map[string]schema.Attribute)
-		walk = func(prefix string, attrs map[string]schema.Attribute) {
-			for name, a := range attrs {
-				if a.GetMarkdownDescription() == "" {
-					t.Errorf("%s: attribute %s%s has no MarkdownDescription", meta.TypeName, prefix, name)
-				}
-				if n, ok := a.(schema.NestedAttribute); ok {
-					nested := map[string]schema.Attribute{}
-					for k, v := range n.GetNestedObject().GetAttributes() {
-						a, ok := v.(schema.Attribute)
-						if !ok {
-							t.Fatalf("%s: attribute %s%s.%s is a %T", meta.TypeName, prefix, name, k, v)
-						}
-						nested[k] = a
-					}
-					walk(prefix+name+".", nested)
-				}
-			}
-		}
-		walk("", resp.Schema.Attributes)
 	}
 }
