@@ -50,9 +50,9 @@ func (c *Client) adminSession(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return c.session.get(ctx, func(ctx context.Context) (string, error) {
+	return c.session.get(ctx, once(func(ctx context.Context) (string, error) {
 		return c.adminLogin(ctx, base)
-	})
+	}))
 }
 
 // adminLogin creates a session. A rejected login (401 INVALID_CREDENTIALS) is

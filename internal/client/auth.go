@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -78,9 +77,9 @@ func (c *Client) authEndpoints(ctx context.Context) (*authEndpoints, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.discovery.get(ctx, func(ctx context.Context) (*authEndpoints, error) {
+	return c.discovery.get(ctx, once(func(ctx context.Context) (*authEndpoints, error) {
 		return c.discover(ctx, base)
-	})
+	}))
 }
 
 // discover follows GET /auth to the identity providers and picks the first
@@ -217,7 +216,14 @@ func (c *Client) tokenLinksFor(ctx context.Context, tok *AccessToken) (*tokenLin
 	if err != nil {
 		return nil, err
 	}
-	c.token.setLinks(tok.Token, links)
+	c.token.update(func(cur *AccessToken) (*AccessToken, bool) {
+		if cur == nil || cur.Token != tok.Token || cur.links != nil {
+			return cur, false
+		}
+		next := *cur
+		next.links = links
+		return &next, true
+	})
 	return links, nil
 }
 
@@ -343,124 +349,30 @@ func (c *Client) RemoveAccessToken(ctx context.Context, tok *AccessToken) error 
 	return nil
 }
 
-// tokenManager holds the platform token shared by all calls of a client. One
-// goroutine at a time grants or extends it; the others keep using the current
-// token while it is valid, or wait for the new one.
-type tokenManager struct {
-	mu     sync.Mutex
-	cur    *AccessToken
-	call   *flight[*AccessToken]
-	closed bool
-	// rejected is the grant's answer once the platform refused the configured
-	// credentials; later calls fail with it instead of asking again.
-	rejected error
+// tokenPolicy serves the platform token while more than a third of its lifetime is
+// left, or while it is still valid and another call is renewing it; a token without
+// a known lifetime is always served.
+func tokenPolicy(tok *AccessToken, loading bool) bool {
+	remaining := time.Until(tok.ExpiresAt)
+	return tok.lifetime <= 0 || remaining > tok.lifetime/3 || (loading && remaining > 0)
 }
 
-// get returns a usable token: the current one while more than a third of its
-// lifetime is left, else an extended one, else a fresh grant.
-func (m *tokenManager) get(ctx context.Context, c *Client) (*AccessToken, error) {
-	for {
-		m.mu.Lock()
-		if m.closed {
-			m.mu.Unlock()
-			return nil, ErrClosed
+// renewToken is the token cache's load: it extends the token held while it is still
+// valid, and grants a new one otherwise or when the extension fails.
+func (c *Client) renewToken(ctx context.Context, held *AccessToken, has bool) (*AccessToken, error) {
+	var tok *AccessToken
+	var err error
+	if has && time.Until(held.ExpiresAt) > 0 {
+		if tok, err = c.extend(ctx, held); err != nil {
+			logDebug(ctx, "platform token extension failed, granting a new token", map[string]any{"error": err.Error()})
+			tok = nil
 		}
-		if m.rejected != nil {
-			err := m.rejected
-			m.mu.Unlock()
-			return nil, err
-		}
-		cur := m.cur
-		var remaining time.Duration
-		if cur != nil {
-			remaining = time.Until(cur.ExpiresAt)
-			if cur.lifetime <= 0 || remaining > cur.lifetime/3 || (m.call != nil && remaining > 0) {
-				m.mu.Unlock()
-				return cur, nil
-			}
-		}
-		if f := m.call; f != nil {
-			m.mu.Unlock()
-			tok, err := f.wait(ctx)
-			if err != nil && leaderGaveUp(err, ctx) {
-				continue
-			}
-			return tok, err
-		}
-		f := &flight[*AccessToken]{done: make(chan struct{})}
-		m.call = f
-		m.mu.Unlock()
-
-		var tok *AccessToken
-		var err error
-		if cur != nil && remaining > 0 {
-			if tok, err = c.extend(ctx, cur); err != nil {
-				logDebug(ctx, "platform token extension failed, granting a new token", map[string]any{"error": err.Error()})
-				tok = nil
-			}
-		}
-		if tok == nil && ctx.Err() == nil {
-			tok, err = c.grant(ctx)
-		}
-		if tok == nil && err == nil {
-			err = ctx.Err()
-		}
-		f.val, f.err = tok, err
-
-		m.mu.Lock()
-		if err == nil {
-			m.cur = tok
-		} else if credentialsRejected(err) {
-			m.rejected = err
-		}
-		m.call = nil
-		m.mu.Unlock()
-		close(f.done)
-		return tok, err
 	}
-}
-
-// invalidate forgets the current token if it is still token (rejected by the
-// server), so that the next get grants a new one.
-func (m *tokenManager) invalidate(token string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.cur != nil && m.cur.Token == token {
-		m.cur = nil
+	if tok == nil && ctx.Err() == nil {
+		tok, err = c.grant(ctx)
 	}
-}
-
-// setLinks records the links of the current token.
-func (m *tokenManager) setLinks(token string, links *tokenLinks) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.cur != nil && m.cur.Token == token && m.cur.links == nil {
-		next := *m.cur
-		next.links = links
-		m.cur = &next
+	if tok == nil && err == nil {
+		err = ctx.Err()
 	}
-}
-
-// peek returns the current token without acquiring one.
-func (m *tokenManager) peek() *AccessToken {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.cur
-}
-
-// closeAndTake makes later gets fail with ErrClosed, waits (bounded by ctx)
-// for a grant in progress and hands over the current token, if any.
-func (m *tokenManager) closeAndTake(ctx context.Context) (*AccessToken, bool) {
-	m.mu.Lock()
-	m.closed = true
-	f := m.call
-	m.mu.Unlock()
-	if f != nil {
-		_, _ = f.wait(ctx)
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	tok := m.cur
-	m.cur = nil
-	return tok, tok != nil
+	return tok, err
 }

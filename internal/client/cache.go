@@ -31,22 +31,30 @@ func leaderGaveUp(err error, ctx context.Context) bool {
 	return ctx.Err() == nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
 }
 
-// lazy holds a value loaded on first use by exactly one goroutine at a time
-// (single-flight). A failed load is not cached, except a rejection of the
-// configured credentials (see credentialsRejected): those cannot succeed on a
-// later try, so every later get returns the same error without a request.
-// No lock is held while loading.
-type lazy[T any] struct {
+// cache holds a value loaded on first use, then reloaded when its policy says so,
+// by exactly one goroutine at a time (single-flight); the others wait for that load
+// or, when the policy allows, go on with the value held. A failed load is not
+// cached and leaves the value held as it was, except a rejection of the configured
+// credentials (see credentialsRejected): those cannot succeed on a later try, so
+// every later get returns the same error without a request. No lock is held while
+// loading. The administrator session, the token flow's hrefs and the service
+// registry are loaded once; the platform token is extended or granted anew as it
+// ages (Client.tokenPolicy).
+type cache[T any] struct {
 	mu       sync.Mutex
 	ok       bool
 	val      T
 	call     *flight[T]
 	closed   bool
 	rejected error
+	// serve decides whether the value held is served as it is; loading tells
+	// whether a load is in progress. Nil serves it always.
+	serve func(val T, loading bool) bool
 }
 
-// get returns the value, loading it with load when there is none.
-func (l *lazy[T]) get(ctx context.Context, load func(context.Context) (T, error)) (T, error) {
+// get returns the value held when the policy serves it, else loads one with load,
+// which gets the value held (has is false when there is none).
+func (l *cache[T]) get(ctx context.Context, load func(ctx context.Context, held T, has bool) (T, error)) (T, error) {
 	var zero T
 	for {
 		l.mu.Lock()
@@ -54,15 +62,15 @@ func (l *lazy[T]) get(ctx context.Context, load func(context.Context) (T, error)
 			l.mu.Unlock()
 			return zero, ErrClosed
 		}
-		if l.ok {
-			v := l.val
-			l.mu.Unlock()
-			return v, nil
-		}
 		if l.rejected != nil {
 			err := l.rejected
 			l.mu.Unlock()
 			return zero, err
+		}
+		if l.ok && (l.serve == nil || l.serve(l.val, l.call != nil)) {
+			v := l.val
+			l.mu.Unlock()
+			return v, nil
 		}
 		if f := l.call; f != nil {
 			l.mu.Unlock()
@@ -74,9 +82,10 @@ func (l *lazy[T]) get(ctx context.Context, load func(context.Context) (T, error)
 		}
 		f := &flight[T]{done: make(chan struct{})}
 		l.call = f
+		held, has := l.val, l.ok
 		l.mu.Unlock()
 
-		f.val, f.err = load(ctx)
+		f.val, f.err = load(ctx, held, has)
 
 		l.mu.Lock()
 		if f.err == nil {
@@ -91,17 +100,22 @@ func (l *lazy[T]) get(ctx context.Context, load func(context.Context) (T, error)
 	}
 }
 
-// peek returns the value without loading it.
-func (l *lazy[T]) peek() (T, bool) {
+// once adapts a load that ignores the value held, for a cache loaded once.
+func once[T any](load func(context.Context) (T, error)) func(context.Context, T, bool) (T, error) {
+	return func(ctx context.Context, _ T, _ bool) (T, error) { return load(ctx) }
+}
+
+// peek returns the value held without loading one (the zero value when none).
+func (l *cache[T]) peek() T {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.val, l.ok
+	return l.val
 }
 
 // resetIf forgets the value when pred holds for it, so that the next get
 // loads a new one. Comparing with the value a caller used keeps a value that
 // another goroutine has already replaced.
-func (l *lazy[T]) resetIf(pred func(T) bool) {
+func (l *cache[T]) resetIf(pred func(T) bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.ok && pred(l.val) {
@@ -110,9 +124,22 @@ func (l *lazy[T]) resetIf(pred func(T) bool) {
 	}
 }
 
+// update replaces the value held with what change makes of it, when it reports a
+// change.
+func (l *cache[T]) update(change func(T) (T, bool)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.ok {
+		return
+	}
+	if v, changed := change(l.val); changed {
+		l.val = v
+	}
+}
+
 // closeAndTake makes every later get fail with ErrClosed, waits (bounded by
 // ctx) for a load in progress, and hands over the value held, if any.
-func (l *lazy[T]) closeAndTake(ctx context.Context) (T, bool) {
+func (l *cache[T]) closeAndTake(ctx context.Context) (T, bool) {
 	l.mu.Lock()
 	l.closed = true
 	f := l.call

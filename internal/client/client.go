@@ -171,10 +171,10 @@ type Client struct {
 	secrets   []string // configuredSecrets(cfg), masked in every log
 	http      *retryablehttp.Client
 
-	session   lazy[string]         // administrator session token
-	token     tokenManager         // shared platform access token
-	discovery lazy[*authEndpoints] // hrefs of the token flow
-	registry  lazy[*serviceRoots]  // service registry document
+	session   cache[string]         // administrator session token
+	token     cache[*AccessToken]   // shared platform access token (tokenPolicy)
+	discovery cache[*authEndpoints] // hrefs of the token flow
+	registry  cache[*serviceRoots]  // service registry document
 
 	// scoresCollectionSeen is set once the score list has answered, which
 	// confirms that a 404 on a score's address means the score is gone.
@@ -272,6 +272,7 @@ func New(cfg Config) (*Client, error) {
 		cfg:       cfg,
 		userAgent: "terraform-provider-mediaplatform/" + version,
 		secrets:   configuredSecrets(cfg),
+		token:     cache[*AccessToken]{serve: tokenPolicy},
 	}
 	c.http = &retryablehttp.Client{
 		HTTPClient: &http.Client{

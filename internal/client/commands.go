@@ -367,19 +367,21 @@ func (c *Client) WaitForCommand(ctx context.Context, cmd *Command) (*Command, er
 	if cmd == nil {
 		return nil, errors.New("no command given")
 	}
-	delay := pollStart
-	for !cmd.Command.Terminal() {
-		if err := sleepCtx(ctx, delay); err != nil {
-			return cmd, fmt.Errorf("waiting for command %s (lifecycle %s): %w", cmd.Command.ID, cmd.Command.Lifecycle, err)
+	read := false // the command given is the first one looked at
+	err := poll(ctx, func() (bool, error) {
+		if read {
+			next, err := c.refreshCommand(ctx, cmd)
+			if err != nil {
+				return false, err
+			}
+			cmd = next
 		}
-		delay = min(delay*2, pollMax)
-		next, err := c.refreshCommand(ctx, cmd)
-		if err != nil {
-			return cmd, err
-		}
-		cmd = next
-	}
-	return cmd, nil
+		read = true
+		return cmd.Command.Terminal(), nil
+	}, func() string {
+		return fmt.Sprintf("waiting for command %s (lifecycle %s)", cmd.Command.ID, cmd.Command.Lifecycle)
+	})
+	return cmd, err
 }
 
 // refreshCommand reads cmd again from its self link, or by id.

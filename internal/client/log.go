@@ -91,7 +91,7 @@ func (c *Client) maskAPIError(e *APIError) {
 // configured ones and the credentials it currently holds.
 func (c *Client) secretStrings() []string {
 	out := slices.Clone(c.secrets) // never append to the shared slice
-	if s, ok := c.session.peek(); ok && s != "" {
+	if s := c.session.peek(); s != "" {
 		out = append(out, s)
 	}
 	if t := c.token.peek(); t != nil && t.Token != "" {

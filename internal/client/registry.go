@@ -43,7 +43,7 @@ func (c *Client) serviceRoots(ctx context.Context) (*serviceRoots, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.registry.get(ctx, func(ctx context.Context) (*serviceRoots, error) {
+	return c.registry.get(ctx, once(func(ctx context.Context) (*serviceRoots, error) {
 		var doc struct {
 			Resources map[string]oneOrMany[registryEntry] `json:"resources"`
 		}
@@ -52,7 +52,7 @@ func (c *Client) serviceRoots(ctx context.Context) (*serviceRoots, error) {
 			return nil, fmt.Errorf("reading the service registry: %w", err)
 		}
 		return &serviceRoots{resources: doc.Resources, url: resp.url}, nil
-	})
+	}))
 }
 
 // expand returns the address of registry resource rel with vars expanded

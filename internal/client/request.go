@@ -114,7 +114,7 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 			}
 			cred = s
 		case authPlatform:
-			t, err := c.token.get(ctx, c)
+			t, err := c.token.get(ctx, c.renewToken)
 			if err != nil {
 				return nil, err
 			}
@@ -136,7 +136,7 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 			if r.auth == authAdmin {
 				c.session.resetIf(func(s string) bool { return s == cred })
 			} else {
-				c.token.invalidate(cred)
+				c.token.resetIf(func(t *AccessToken) bool { return t.Token == cred })
 			}
 			continue
 		}
@@ -152,20 +152,19 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 			logDebug(ctx, "API error", map[string]any{
 				"method": r.method, "path": apiErr.Path, "status": apiErr.Status, "code": apiErr.Code,
 			})
-			if !r.retrySafe && !idempotent(r.method) &&
-				(resp.status == http.StatusBadGateway || resp.status == http.StatusGatewayTimeout) {
+			if !r.repeatable() && (resp.status == http.StatusBadGateway || resp.status == http.StatusGatewayTimeout) {
 				// A gateway that gave up may have forwarded the request already.
-				return resp, &UnknownOutcomeError{Method: r.method, Path: apiErr.Path, Detail: r.outcomeDetail, Err: apiErr}
+				return resp, r.unknownOutcome(apiErr.Path, apiErr)
 			}
 			return resp, apiErr
 		}
 		if out != nil && len(bytes.TrimSpace(resp.body)) > 0 {
 			if err := json.Unmarshal(resp.body, out); err != nil {
 				err = fmt.Errorf("the answer (HTTP %d) cannot be read: %w", resp.status, err)
-				if !r.retrySafe && !idempotent(r.method) {
+				if !r.repeatable() {
 					// The platform acted (2xx) but its answer does not say how: as good
 					// as no answer for a call that is not safe to repeat.
-					return resp, &UnknownOutcomeError{Method: r.method, Path: pathOf(resp.url), Detail: r.outcomeDetail, Err: err}
+					return resp, r.unknownOutcome(pathOf(resp.url), err)
 				}
 				return resp, fmt.Errorf("%s %s: %w", r.method, pathOf(resp.url), err)
 			}
@@ -216,7 +215,7 @@ func (c *Client) send(ctx context.Context, r *request, cred string) (*response, 
 		body, contentType = []byte(r.form.Encode()), "application/x-www-form-urlencoded"
 	}
 
-	info := &attemptInfo{retrySafe: r.retrySafe || idempotent(r.method), start: time.Now()}
+	info := &attemptInfo{retrySafe: r.repeatable(), start: time.Now()}
 	ctx = context.WithValue(ctx, attemptKey{}, info)
 	req, err := retryablehttp.NewRequestWithContext(ctx, r.method, u.String(), body)
 	if err != nil {
@@ -276,7 +275,7 @@ func (c *Client) send(ctx context.Context, r *request, cred string) (*response, 
 			netErr = fmt.Errorf("%s %s: %w", r.method, path, err)
 		}
 		if !info.retrySafe && !isDialError(err) {
-			return nil, &UnknownOutcomeError{Method: r.method, Path: path, Detail: r.outcomeDetail, Err: netErr}
+			return nil, r.unknownOutcome(path, netErr)
 		}
 		return nil, netErr
 	}
@@ -290,6 +289,20 @@ func (c *Client) send(ctx context.Context, r *request, cred string) (*response, 
 		info.body = b
 	}
 	return &response{status: resp.StatusCode, header: resp.Header, body: info.body, url: u}, nil
+}
+
+// repeatable reports whether sending r twice is harmless: its method is idempotent,
+// or the call is marked retrySafe. It is the one place that decides whether a
+// request is retried after a failure that may have come after its effect, and
+// whether such a failure leaves its outcome unknown.
+func (r *request) repeatable() bool {
+	return r.retrySafe || idempotent(r.method)
+}
+
+// unknownOutcome is the error of a call r that is not safe to repeat and whose
+// effect nobody can tell: err (at path) came after the request may have acted.
+func (r *request) unknownOutcome(path string, err error) *UnknownOutcomeError {
+	return &UnknownOutcomeError{Method: r.method, Path: path, Detail: r.outcomeDetail, Err: err}
 }
 
 // idempotent reports whether repeating a request with method m is harmless.

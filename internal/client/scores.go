@@ -260,17 +260,15 @@ func (c *Client) PublishScore(ctx context.Context, in PublishScoreInput) (*Score
 		var out struct {
 			Score *Score `json:"score"`
 		}
-		_, err := c.do(ctx, &request{
+		req := &request{
 			method: http.MethodPost, url: base + "/scores", body: body, auth: authPlatform,
 			outcomeDetail: "the score may have been created",
-		}, &out)
+		}
+		resp, err := c.do(ctx, req, &out)
 		if err == nil && (out.Score == nil || out.Score.ID == "") {
 			// The platform accepted the request (2xx) but its answer does not say
 			// which score it created: as good as no answer.
-			err = &UnknownOutcomeError{
-				Method: http.MethodPost, Path: pathOf(mustParse(base + "/scores")),
-				Detail: "the score may have been created", Err: errors.New("the answer holds no score"),
-			}
+			err = req.unknownOutcome(pathOf(resp.url), errors.New("the answer holds no score"))
 		}
 		switch {
 		case err == nil:
@@ -512,15 +510,6 @@ func (c *Client) confirmScoreGone(ctx context.Context, err error) error {
 // stripNotFound returns err's text as an error for which IsNotFound is false.
 func stripNotFound(err error) error { return errors.New(err.Error()) }
 
-// mustParse parses an address the client built itself.
-func mustParse(s string) *url.URL {
-	u, err := url.Parse(s)
-	if err != nil {
-		return &url.URL{Path: s}
-	}
-	return u
-}
-
 // CreateView creates a time-limited view of a score (UUID or alias).
 func (c *Client) CreateView(ctx context.Context, scoreIDOrAlias string, in ViewInput) (*View, error) {
 	u, err := c.scoreURL(scoreIDOrAlias)
@@ -586,25 +575,21 @@ func (c *Client) Health(ctx context.Context) (*Health, error) {
 // is waited out like pending: only ctx ends the wait then. When ctx ends or a
 // read fails, it returns the last score read (nil if none) with the error.
 func (c *Client) WaitForRendering(ctx context.Context, idOrAlias string) (*Score, error) {
-	delay := pollStart
 	var last *Score
-	for {
+	err := poll(ctx, func() (bool, error) {
 		s, err := c.GetScore(ctx, idOrAlias)
 		if err != nil {
-			return last, err
+			return false, err
 		}
 		last = s
-		if s.Status == ScoreStatusIdle || s.Status == ScoreStatusError {
-			return s, nil
-		}
 		if !KnownScoreStatus(s.Status) {
 			logDebug(ctx, "score has a status the provider does not know; waiting on", map[string]any{"status": s.Status})
 		}
-		if err := sleepCtx(ctx, delay); err != nil {
-			return s, fmt.Errorf("waiting for score %s to render (status %q): %w", idOrAlias, s.Status, err)
-		}
-		delay = min(delay*2, pollMax)
-	}
+		return s.Status == ScoreStatusIdle || s.Status == ScoreStatusError, nil
+	}, func() string {
+		return fmt.Sprintf("waiting for score %s to render (status %q)", idOrAlias, last.Status)
+	})
+	return last, err
 }
 
 // KnownScoreStatus reports whether status is one the contract names: pending,
@@ -615,6 +600,23 @@ func KnownScoreStatus(status string) bool {
 		return true
 	}
 	return false
+}
+
+// poll calls step until it reports done or fails, sleeping between calls with a
+// backoff from pollStart, doubling up to pollMax. When ctx ends during a sleep, the
+// error says what was waited for (waiting) and wraps ctx's error.
+func poll(ctx context.Context, step func() (done bool, err error), waiting func() string) error {
+	delay := pollStart
+	for {
+		done, err := step()
+		if done || err != nil {
+			return err
+		}
+		if err := sleepCtx(ctx, delay); err != nil {
+			return fmt.Errorf("%s: %w", waiting(), err)
+		}
+		delay = min(delay*2, pollMax)
+	}
 }
 
 // sleepCtx waits for d or until ctx ends.
