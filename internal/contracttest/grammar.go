@@ -1,5 +1,5 @@
 // Package contracttest holds the values that the wire contract's grammars
-// (contract/platform.md, sections A and C) accept and refuse, as one table that
+// (internal/emulator/WIRE.md: the administrator API and score publishing) accept and refuse, as one table that
 // both the emulator's tests and the provider's validator tests run, so that the
 // platform and the provider's plan-time checks cannot drift apart.
 //

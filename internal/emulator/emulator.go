@@ -1,11 +1,12 @@
-// Package emulator is an in-memory emulator of the media platform, written to
-// ../shared/contract/platform.md. It is an http.Handler serving all three base
+// Package emulator is an in-memory emulator of the media platform; WIRE.md in this
+// directory says what it does on the wire. It is an http.Handler serving all three base
 // addresses of one deployment (admin_url, platform_url and publishing_url) and the
 // emulator-only control surface under /_emulator/.
 //
 // Every Emulator keeps its own state, so many can run side by side in one process.
-// The files mirror the contract's sections: admin.go (A), auth.go (B), scores.go (C),
-// commands.go (D), datamodel.go (E/F), registry.go (R) and control.go (G).
+// The files mirror the contract's sections: admin.go (A), auth.go (B), scores.go,
+// views.go and params.go (C), commands.go (D), datamodel.go (E/F), registry.go (R)
+// and control.go (G).
 package emulator
 
 import (
