@@ -359,7 +359,7 @@ func (r *scoreResource) ImportState(ctx context.Context, req resource.ImportStat
 		}
 		idOrAlias = identity.ID.ValueString()
 	}
-	score, err := r.client.GetScore(ctx, idOrAlias)
+	score, err := r.client.RefreshScore(ctx, idOrAlias)
 	switch {
 	case client.IsNotFound(err):
 		// Say it in the provider's words: Terraform's own message for an import that
