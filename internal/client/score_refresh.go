@@ -51,8 +51,8 @@ type scoreRefresh struct {
 	// generation counts the writes: a listing or count from an earlier generation
 	// is stale.
 	generation uint64
-	// reads counts the reads since the last write, gets the GETs among them.
-	reads, gets int
+	// reads counts the reads since the last write.
+	reads int
 	// count is the latest count of the platform's scores, nil while none is known.
 	count *countResult
 	// snapshot is the latest listing, nil while none was requested.
@@ -96,7 +96,7 @@ func (r *scoreRefresh) invalidate() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.generation++
-	r.reads, r.gets = 0, 0
+	r.reads = 0
 	r.count, r.snapshot, r.failed = nil, nil, false
 }
 
@@ -125,7 +125,6 @@ func (c *Client) fromSnapshot(ctx context.Context, idOrAlias string, start time.
 		return snap.lookup(ctx, idOrAlias)
 	}
 	if r.failed || r.reads == 1 {
-		r.gets++
 		r.mu.Unlock()
 		return nil, false
 	}
@@ -146,7 +145,6 @@ func (c *Client) fromSnapshot(ctx context.Context, idOrAlias string, start time.
 	}
 	r.mu.Lock()
 	if r.generation != gen || count.err != nil {
-		r.gets++
 		r.mu.Unlock()
 		return nil, false
 	}
@@ -155,7 +153,6 @@ func (c *Client) fromSnapshot(ctx context.Context, idOrAlias string, start time.
 		return snap.lookup(ctx, idOrAlias)
 	}
 	if r.reads < pagesFor(count.total) || start.Before(count.requested) {
-		r.gets++
 		r.mu.Unlock()
 		return nil, false
 	}

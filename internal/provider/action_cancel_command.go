@@ -79,15 +79,8 @@ func (a *cancelCommandAction) Invoke(ctx context.Context, req action.InvokeReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	name := fmt.Sprintf("Command %q", data.ID.ValueString())
-	var cmd *client.Command
-	var err error
-	if !data.ID.IsNull() {
-		cmd, err = a.client.GetCommand(ctx, data.ID.ValueString())
-	} else {
-		name = fmt.Sprintf("The command at %q", data.Href.ValueString())
-		cmd, err = a.client.GetCommandByHref(ctx, data.Href.ValueString())
-	}
+	name := commandName(data.ID, data.Href)
+	cmd, err := readCommand(ctx, a.client, data.ID, data.Href)
 	switch {
 	case client.IsNotFound(err):
 		resp.Diagnostics.AddError("Command not found", fmt.Sprintf("%s does not exist on the platform: nothing to cancel. "+

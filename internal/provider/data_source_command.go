@@ -315,13 +315,7 @@ func (d *commandDataSource) Read(ctx context.Context, req datasource.ReadRequest
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	var cmd *client.Command
-	var err error
-	if !data.ID.IsNull() {
-		cmd, err = d.client.GetCommand(ctx, data.ID.ValueString())
-	} else {
-		cmd, err = d.client.GetCommandByHref(ctx, data.Href.ValueString())
-	}
+	cmd, err := readCommand(ctx, d.client, data.ID, data.Href)
 	if err != nil {
 		addCommandReadError(ctx, &resp.Diagnostics, data, timeout, err)
 		return
@@ -379,10 +373,24 @@ func addCommandReadError(ctx context.Context, diags *diag.Diagnostics, data comm
 
 // name names the command as the configuration addresses it.
 func (m commandDataSourceModel) name() string {
-	if !m.ID.IsNull() {
-		return fmt.Sprintf("Command %q", m.ID.ValueString())
+	return commandName(m.ID, m.Href)
+}
+
+// readCommand reads the command a configuration addresses by id, else by href (the
+// data source mediaplatform_command and the action mediaplatform_cancel_command).
+func readCommand(ctx context.Context, c *client.Client, id, href types.String) (*client.Command, error) {
+	if !id.IsNull() {
+		return c.GetCommand(ctx, id.ValueString())
 	}
-	return fmt.Sprintf("The command at %q", m.Href.ValueString())
+	return c.GetCommandByHref(ctx, href.ValueString())
+}
+
+// commandName names a command as the configuration addresses it.
+func commandName(id, href types.String) string {
+	if !id.IsNull() {
+		return fmt.Sprintf("Command %q", id.ValueString())
+	}
+	return fmt.Sprintf("The command at %q", href.ValueString())
 }
 
 // refresh copies the command into the model. The id or href the configuration gave is
