@@ -1,14 +1,17 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -59,10 +62,7 @@ func (c *Client) adminSession(ctx context.Context) (string, error) {
 // not retried; a login lost in transit may be, since a spare session only
 // idles out.
 func (c *Client) adminLogin(ctx context.Context, base string) (string, error) {
-	var out struct {
-		Token string `json:"token"`
-	}
-	_, err := c.do(ctx, &request{
+	resp, err := c.do(ctx, &request{
 		method: http.MethodPost,
 		url:    base + "/login",
 		form: url.Values{
@@ -70,10 +70,12 @@ func (c *Client) adminLogin(ctx context.Context, base string) (string, error) {
 			"pass": {c.cfg.AdminPassword},
 			"r":    {"createsession"},
 		},
-		retrySafe: true,
-	}, &out)
-	if err == nil && out.Token == "" {
-		err = fmt.Errorf("the answer holds no token")
+		retrySafe:  true,
+		textAnswer: true,
+	}, nil)
+	token := ""
+	if err == nil {
+		token, err = sessionToken(resp.body)
 	}
 	if IsNotFound(err) {
 		// The login path always exists on the platform: only a wrong admin_url answers 404.
@@ -83,7 +85,41 @@ func (c *Client) adminLogin(ctx context.Context, base string) (string, error) {
 		return "", fmt.Errorf("administrator login to %s as %q failed: %w", redactURL(base), c.cfg.AdminUsername, err)
 	}
 	logDebug(ctx, "administrator login succeeded", map[string]any{"user": c.cfg.AdminUsername})
-	return out.Token, nil
+	return token, nil
+}
+
+// sessionToken reads the session token from a login answer in any of the forms the
+// specification allows ("Response: A session token", fields not shown; contract §V5):
+// the contract's {"token": …}, a JSON string, or the bare token as the whole body.
+// Its errors describe the answer without quoting any of it.
+func sessionToken(body []byte) (string, error) {
+	body = bytes.TrimSpace(body)
+	var doc struct {
+		Token string `json:"token"`
+	}
+	var text string
+	switch {
+	case len(body) == 0:
+		return "", errors.New("the login answer is empty: it holds no session token")
+	case body[0] == '{':
+		if err := json.Unmarshal(body, &doc); err != nil {
+			return "", fmt.Errorf("the login answer cannot be read: %s", jsonProblem(err))
+		}
+		text = doc.Token
+	case body[0] == '"':
+		if err := json.Unmarshal(body, &text); err != nil {
+			return "", fmt.Errorf("the login answer cannot be read: %s", jsonProblem(err))
+		}
+	default:
+		text = string(body)
+	}
+	if text == "" {
+		return "", errors.New("the login answer holds no session token")
+	}
+	if len(text) > 4096 || strings.ContainsFunc(text, func(r rune) bool { return r <= ' ' || r >= 0x7f }) {
+		return "", fmt.Errorf("the login answer is not a session token (%d bytes, not one printable word)", len(text))
+	}
+	return text, nil
 }
 
 // logout ends an administrator session. A session the server no longer knows

@@ -46,9 +46,21 @@ type identityProvider struct {
 
 // tokenInfoDoc is the token information resource (B5, B6).
 type tokenInfoDoc struct {
-	ExpiresAt time.Time `json:"expiresAt"`
-	ExpiresIn *int64    `json:"expiresIn"`
-	Links     Links     `json:"_links"`
+	ExpiresAt flexTime `json:"expiresAt"`
+	ExpiresIn *int64   `json:"expiresIn"`
+	// IAMToken carries the expiry on platforms that give it only there (contract §V8).
+	IAMToken struct {
+		ExpiresAt flexTime `json:"expiresAt"`
+	} `json:"iamToken"`
+	Links Links `json:"_links"`
+}
+
+// expiresAt is the expiry the document gives, on the platform's clock (zero: none).
+func (d *tokenInfoDoc) expiresAt() time.Time {
+	if !d.ExpiresAt.IsZero() {
+		return d.ExpiresAt.Time
+	}
+	return d.IAMToken.ExpiresAt.Time
 }
 
 // basicCredential returns the application's basic credential: basic_token, or
@@ -298,8 +310,13 @@ func (c *Client) extend(ctx context.Context, tok *AccessToken) (*AccessToken, er
 	case info.ExpiresIn != nil && *info.ExpiresIn > 0:
 		next.lifetime = time.Duration(*info.ExpiresIn) * time.Second
 		next.ExpiresAt = start.Add(next.lifetime)
-	case !info.ExpiresAt.IsZero():
-		next.ExpiresAt = info.ExpiresAt
+	case !info.expiresAt().IsZero():
+		// On the platform's clock: this machine's may be hours away.
+		offset, _ := c.clock.offset(resp.url.Host)
+		next.ExpiresAt = info.expiresAt().Add(-offset)
+		if next.lifetime <= 0 {
+			next.lifetime = next.ExpiresAt.Sub(start)
+		}
 	case next.lifetime > 0:
 		next.ExpiresAt = start.Add(next.lifetime)
 	}

@@ -182,11 +182,24 @@ type Client struct {
 
 	gate rateGate // holds every request back after a 429
 
+	clock platformClock // the platform's clock, learned from Date headers
+
+	// countByGet is set once POST /scores/count was answered 405: this platform
+	// counts with GET (contract §V3).
+	countByGet atomic.Bool
+
 	refresh scoreRefresh // RefreshScore's choice between GETs and one listing
 
 	closeOnce sync.Once
 	closeErr  error
+
+	interruptionSeen atomic.Bool // FirstInterruption's flag
 }
+
+// FirstInterruption reports whether this is the first time a caller asks after an
+// interrupt stopped its call: an interrupt stops every call in flight, and one
+// report of it is enough.
+func (c *Client) FirstInterruption() bool { return !c.interruptionSeen.Swap(true) }
 
 // ErrClosed is returned by calls made after Close.
 var ErrClosed = errors.New("mediaplatform client is closed")

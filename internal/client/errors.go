@@ -265,7 +265,53 @@ type NetworkError struct {
 	// Timeout is request_timeout, Attempts how many attempts were made.
 	Timeout  time.Duration
 	Attempts int
-	Err      error
+	// TLS says why the certificate failed verification (Kind NetworkTLS only).
+	TLS *TLSProblem
+	Err error
+}
+
+// Why a platform's TLS certificate failed verification, by cause.
+const (
+	TLSOtherNames = "names"     // the certificate was issued for other names than the host used
+	TLSExpired    = "expired"   // the certificate is expired, or not valid yet, by this machine's clock
+	TLSAuthority  = "authority" // no trusted authority signed the certificate
+	TLSOther      = "other"     // anything else (a certificate not fit for a server, a broken chain)
+)
+
+// TLSProblem is the cause of a failed certificate verification.
+type TLSProblem struct {
+	// Kind is one of the TLS* constants.
+	Kind string
+	// Host is the name the request used; Names the DNS names and addresses the
+	// certificate was issued for (TLSOtherNames).
+	Host  string
+	Names []string
+	// NotBefore and NotAfter bound the certificate's validity (TLSExpired).
+	NotBefore, NotAfter time.Time
+	// Now is this machine's time at verification (TLSExpired).
+	Now time.Time
+}
+
+// String says what is wrong with the certificate.
+func (p *TLSProblem) String() string {
+	switch p.Kind {
+	case TLSOtherNames:
+		names := "no names"
+		if len(p.Names) > 0 {
+			names = strings.Join(p.Names, ", ")
+		}
+		return fmt.Sprintf("the TLS certificate is issued for %s, not for %s", names, p.Host)
+	case TLSExpired:
+		if p.Now.Before(p.NotBefore) {
+			return fmt.Sprintf("the TLS certificate is valid only from %s, and this machine's clock says %s",
+				p.NotBefore.UTC().Format(time.RFC3339), p.Now.UTC().Format(time.RFC3339))
+		}
+		return fmt.Sprintf("the TLS certificate expired at %s (this machine's clock says %s)",
+			p.NotAfter.UTC().Format(time.RFC3339), p.Now.UTC().Format(time.RFC3339))
+	case TLSAuthority:
+		return "the TLS certificate is signed by an authority this machine does not trust"
+	}
+	return "the TLS certificate is not valid for this connection"
 }
 
 // Error says what happened where, then the transport's own error.
@@ -280,6 +326,9 @@ func (e *NetworkError) Error() string {
 		what = fmt.Sprintf("nothing answered at %s within %s (request_timeout) × %d attempt(s)", e.Host, e.Timeout, max(e.Attempts, 1))
 	case NetworkTLS:
 		what = "the TLS certificate of " + e.Host + " is not trusted"
+		if e.TLS != nil {
+			what = e.TLS.String() + " (" + e.Host + ")"
+		}
 	default:
 		what = "the connection to " + e.Host + " failed"
 	}
@@ -288,3 +337,47 @@ func (e *NetworkError) Error() string {
 
 // Unwrap returns the transport error.
 func (e *NetworkError) Unwrap() error { return e.Err }
+
+// ForeignAnswerError is a 2xx answer whose body is not the platform's: an HTML page
+// from a WAF, a captive portal or a catch-all web front end, or anything else that is
+// neither empty nor JSON. It never counts as a success (contract §V).
+type ForeignAnswerError struct {
+	Method, Path string
+	Status       int
+	// What describes the body, e.g. "an HTML page".
+	What string
+	// Setting is the provider setting whose address answered, or "".
+	Setting string
+}
+
+// Error leads with what answered and what to check.
+func (e *ForeignAnswerError) Error() string {
+	setting := e.Setting
+	if setting == "" {
+		setting = "the platform's address setting"
+	}
+	return fmt.Sprintf("%s %s: the address in %s answered HTTP %d with %s, not the platform's JSON: check %s, and whether "+
+		"a proxy or captive portal is in the way", e.Method, e.Path, setting, e.Status, e.What, setting)
+}
+
+// UnreadableAnswerError is a 2xx answer labelled JSON that is not the JSON the API
+// sends (cut short, or of another shape). Its message quotes none of the answer.
+type UnreadableAnswerError struct {
+	Method, Path string
+	Status       int
+	// Reason says what is wrong, e.g. "it is not valid JSON (at byte 12)".
+	Reason string
+}
+
+// Error names the call and what is wrong with its answer.
+func (e *UnreadableAnswerError) Error() string {
+	return fmt.Sprintf("%s %s: the answer (HTTP %d) cannot be read: %s", e.Method, e.Path, e.Status, e.Reason)
+}
+
+// IsForeignAnswer reports whether err (or an error it wraps) is a 2xx answer that is
+// not the platform's: a *ForeignAnswerError or an *UnreadableAnswerError.
+func IsForeignAnswer(err error) bool {
+	var foreign *ForeignAnswerError
+	var unreadable *UnreadableAnswerError
+	return errors.As(err, &foreign) || errors.As(err, &unreadable)
+}

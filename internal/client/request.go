@@ -87,6 +87,9 @@ type request struct {
 	// retrySafe marks a non-idempotent call whose repetition is harmless, so
 	// that connection errors, 502 and 504 are retried as for a GET.
 	retrySafe bool
+	// textAnswer marks a call whose 2xx answer may be plain text (the bare token
+	// of a login): such a body is the platform's answer, left to the caller.
+	textAnswer bool
 	// outcomeDetail completes an *UnknownOutcomeError for this call.
 	outcomeDetail string
 }
@@ -97,6 +100,9 @@ type response struct {
 	header http.Header
 	body   []byte
 	url    *url.URL // address of the request, for resolving relative hrefs
+	// sent and received bound the exchange of the last attempt on this machine's
+	// clock, for reading the platform's clock from its Date header.
+	sent, received time.Time
 }
 
 // do runs r with the credential it needs, retrying once with a fresh login
@@ -158,17 +164,23 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 			}
 			return resp, apiErr
 		}
-		if out != nil && len(bytes.TrimSpace(resp.body)) > 0 {
-			if err := json.Unmarshal(resp.body, out); err != nil {
-				err = fmt.Errorf("the answer (HTTP %d) cannot be read: %w", resp.status, err)
-				if !r.repeatable() {
-					// The platform acted (2xx) but its answer does not say how: as good
-					// as no answer for a call that is not safe to repeat.
-					return resp, r.unknownOutcome(pathOf(resp.url), err)
-				}
-				return resp, fmt.Errorf("%s %s: %w", r.method, pathOf(resp.url), err)
+		// A 2xx proves nothing unless the platform sent it (contract §V): a WAF, a
+		// captive portal or a catch-all web front end answers 200 with a page of its own.
+		err = c.platformAnswer(r, resp)
+		if err == nil && out != nil && len(bytes.TrimSpace(resp.body)) > 0 && !r.textAnswer {
+			if uerr := json.Unmarshal(resp.body, out); uerr != nil {
+				err = &UnreadableAnswerError{Method: r.method, Path: pathOf(resp.url), Status: resp.status, Reason: jsonProblem(uerr)}
 			}
 		}
+		if err != nil {
+			if !r.repeatable() {
+				// The platform may have acted, but no answer of its says how: as good as
+				// no answer for a call that is not safe to repeat.
+				return resp, r.unknownOutcome(pathOf(resp.url), err)
+			}
+			return resp, err
+		}
+		c.clock.observe(resp.url.Host, resp.header.Get("Date"), resp.sent, resp.received)
 		return resp, nil
 	}
 }
@@ -179,9 +191,18 @@ type attemptInfo struct {
 	retrySafe bool
 	attempt   int
 	start     time.Time // when the first attempt began
-	body      []byte
-	bodyRead  bool
+	sent      time.Time // when the latest attempt began
+	// rateLimited counts the attempts answered 429: they spend the rate-limit
+	// budget, not max_retries, so that a rate limit does not use up the retries
+	// meant for other failures.
+	rateLimited int
+	body        []byte
+	bodyRead    bool
 }
+
+// failures is the number of attempts so far that max_retries counts: every
+// attempt but those answered 429.
+func (a *attemptInfo) failures() int { return a.attempt - a.rateLimited }
 
 type attemptKey struct{}
 
@@ -288,7 +309,7 @@ func (c *Client) send(ctx context.Context, r *request, cred string) (*response, 
 		}
 		info.body = b
 	}
-	return &response{status: resp.StatusCode, header: resp.Header, body: info.body, url: u}, nil
+	return &response{status: resp.StatusCode, header: resp.Header, body: info.body, url: u, sent: info.sent, received: time.Now()}, nil
 }
 
 // repeatable reports whether sending r twice is harmless: its method is idempotent,
@@ -317,22 +338,23 @@ func idempotent(m string) bool {
 // checkRetry is the retry policy: 429 and 503 are always retried (the contract
 // guarantees they come before any effect); connection errors, 502 and 504 only for
 // calls that are safe to repeat, except a failed dial, which never reached the
-// server. A 429 is retried within the call's rate-limit budget, everything else
+// server. A 429 is retried within the call's rate-limit budget (time, however many
+// attempts) and does not count against max_retries; everything else is retried
 // max_retries times; a Retry-After longer than the budget left ends the call.
 func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	info := attemptFrom(ctx)
-	safe := info != nil && info.retrySafe
-	attempt := 1
-	if info != nil {
-		attempt = info.attempt
+	if info == nil {
+		info = &attemptInfo{attempt: 1, start: time.Now()}
 	}
-	withinCount := attempt <= c.cfg.MaxRetries
+	safe := info.retrySafe
+	attempt := info.attempt
+	withinCount := info.failures() <= c.cfg.MaxRetries
 	if err != nil {
 		if ctx.Err() != nil || !transient(err) {
 			return false, err
 		}
 		retry := (safe || isDialError(err)) && withinCount
-		if isTimeout(err) && attempt >= 2 {
+		if isTimeout(err) && info.failures() >= 2 {
 			// Nothing answered twice within request_timeout: more attempts would only make
 			// a CI job wait max_retries × request_timeout for the same silence.
 			retry = false
@@ -349,9 +371,9 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 			break
 		}
 		asked, hasRetryAfter := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
-		elapsed := time.Duration(0)
-		if info != nil {
-			elapsed = time.Since(info.start)
+		elapsed := time.Since(info.start)
+		if resp.StatusCode == http.StatusTooManyRequests {
+			info.rateLimited++
 		}
 		budget := c.retryBudget(resp.StatusCode)
 		if hasRetryAfter && asked > budget-elapsed && (resp.StatusCode != http.StatusServiceUnavailable || withinCount) {
@@ -361,7 +383,7 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 			// Every request of this client waits with this one: at high parallelism a
 			// rate limit is met by all of them at once.
 			c.gate.pause(min(asked, maxRetryAfterWait))
-			retry = withinCount || elapsed+min(asked, maxRetryAfterWait) <= budget
+			retry = elapsed+min(asked, maxRetryAfterWait) <= budget
 		} else {
 			retry = withinCount
 		}
@@ -423,6 +445,28 @@ func isCertificateError(err error) bool {
 		errors.As(err, &verification)
 }
 
+// tlsProblem classifies a failed certificate verification for host by cause.
+func tlsProblem(err error, host string) *TLSProblem {
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var unknownAuthority x509.UnknownAuthorityError
+	p := &TLSProblem{Kind: TLSOther, Host: host}
+	switch {
+	case errors.As(err, &hostname) && hostname.Certificate != nil:
+		p.Kind = TLSOtherNames
+		p.Names = append(p.Names, hostname.Certificate.DNSNames...)
+		for _, ip := range hostname.Certificate.IPAddresses {
+			p.Names = append(p.Names, ip.String())
+		}
+	case errors.As(err, &invalid) && invalid.Reason == x509.Expired && invalid.Cert != nil:
+		p.Kind = TLSExpired
+		p.NotBefore, p.NotAfter, p.Now = invalid.Cert.NotBefore, invalid.Cert.NotAfter, time.Now()
+	case errors.As(err, &unknownAuthority):
+		p.Kind = TLSAuthority
+	}
+	return p
+}
+
 // isTimeout reports whether err is a request that ran out of time (request_timeout).
 func isTimeout(err error) bool {
 	var netErr net.Error
@@ -439,6 +483,7 @@ func (c *Client) networkError(method string, u *url.URL, err error, attempts int
 	switch {
 	case isCertificateError(err):
 		e.Kind = NetworkTLS
+		e.TLS = tlsProblem(err, u.Hostname())
 	case errors.As(err, &dnsErr):
 		e.Kind = NetworkDNS
 	case isTimeout(err):
@@ -519,10 +564,11 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 // beforeAttempt runs before every attempt: it records the attempt number and waits
 // while the client is paused by a rate limit.
 func (c *Client) beforeAttempt(_ retryablehttp.Logger, req *http.Request, i int) {
+	c.gate.wait(req.Context())
 	if info := attemptFrom(req.Context()); info != nil {
 		info.attempt = i + 1
+		info.sent = time.Now()
 	}
-	c.gate.wait(req.Context())
 }
 
 // rateGate holds back every request of a client after a 429, until the wait the
@@ -598,6 +644,53 @@ func parseAPIError(method string, resp *response) *APIError {
 		e.Message += ": " + text
 	}
 	return e
+}
+
+// platformAnswer checks that a 2xx answer to r is the platform's: empty, or JSON
+// (whatever its Content-Type says, so that a mislabelled answer still counts), or
+// plain text for a call that takes text (r.textAnswer). Anything else, an HTML page
+// above all, is a *ForeignAnswerError; a body labelled JSON that is not JSON, an
+// *UnreadableAnswerError. Neither quotes a byte of the answer.
+func (c *Client) platformAnswer(r *request, resp *response) error {
+	body := bytes.TrimSpace(resp.body)
+	if len(body) == 0 || json.Valid(body) {
+		return nil
+	}
+	contentType := resp.header.Get("Content-Type")
+	mediaType, _, _ := mime.ParseMediaType(contentType)
+	html := mediaType == "text/html" || mediaType == "application/xhtml+xml" || body[0] == '<'
+	switch {
+	case r.textAnswer && mediaType == "text/plain":
+		return nil
+	case !html && isJSON(contentType):
+		return &UnreadableAnswerError{Method: r.method, Path: pathOf(resp.url), Status: resp.status, Reason: jsonProblem(json.Unmarshal(body, new(any)))}
+	}
+	what := "a page of type " + mediaType
+	switch {
+	case html:
+		what = "an HTML page"
+	case mediaType == "":
+		what = "an answer that is not JSON"
+	}
+	return &ForeignAnswerError{Method: r.method, Path: pathOf(resp.url), Status: resp.status, What: what, Setting: c.settingFor(resp.url)}
+}
+
+// jsonProblem describes why an answer is not the JSON expected, without quoting any
+// of its bytes (a login or token answer holds a secret).
+func jsonProblem(err error) string {
+	var syntax *json.SyntaxError
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		return fmt.Sprintf("it is not valid JSON (at byte %d)", syntax.Offset)
+	case errors.As(err, &typeErr) && typeErr.Field != "":
+		return fmt.Sprintf("its field %s holds a JSON %s where the API has another type", typeErr.Field, typeErr.Value)
+	case errors.As(err, &typeErr):
+		return fmt.Sprintf("it is a JSON %s where the API answers with another type", typeErr.Value)
+	case err != nil:
+		return "it is not valid JSON (it ends too early)"
+	}
+	return "it is not valid JSON"
 }
 
 // isJSON reports whether a Content-Type is JSON (application/json or a +json

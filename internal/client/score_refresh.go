@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -225,10 +226,18 @@ func (c *Client) listForRefresh(ctx context.Context, snap *scoreSnapshot, total 
 	}
 	wg.Wait()
 	err := errors.Join(errs...)
-	for _, page := range pages[:len(pages)-1] {
-		if err == nil && len(page) < MaxListLimit {
+	var progress pageProgress
+	for i, page := range pages {
+		switch {
+		case err != nil:
+		case len(page) > MaxListLimit:
+			err = &PagingError{Offset: i * MaxListLimit, Detail: fmt.Sprintf("a page of %d scores came back for a limit of %d",
+				len(page), MaxListLimit)}
+		case len(page) < MaxListLimit && i < len(pages)-1:
 			err = errors.New("a list page before the last was short: the platform's pages are shorter than asked, " +
 				"or the list changed while it was read")
+		default:
+			err = progress.check(page, i*MaxListLimit)
 		}
 	}
 	if err != nil {

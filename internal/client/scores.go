@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -51,6 +52,9 @@ type Score struct {
 	Renderings []Rendering
 	// Raw is the score object as the API returned it.
 	Raw json.RawMessage
+	// Recovered is set by PublishScore when the publish got no usable answer and the
+	// score was found on the platform instead: it says how.
+	Recovered string
 }
 
 // Rendering is one rendered format of a score.
@@ -228,12 +232,13 @@ func (c *Client) scoreURL(idOrAlias string) (string, error) {
 	return base + "/scores/" + url.PathEscape(idOrAlias), nil
 }
 
-// PublishScore publishes a score. A request whose outcome is unknown (no
-// clean answer) is never repeated blindly: with an alias, the alias is looked
-// up first, and the score found counts as published when its scoreUrl
-// matches; without an alias the result is an *UnknownOutcomeError saying the
-// score may have been created. A conflict (409) on an alias fails unless it
-// follows such an unknown outcome and the alias holds this score.
+// PublishScore publishes a score. A request whose outcome is unknown (no clean
+// answer, or a 2xx that is not the platform's) is never repeated blindly: the
+// platform is searched for the score this request can have created (see
+// recoverPublish). Found, it is returned with Recovered saying so; certainly not
+// created, the publish is sent again (max_retries times); otherwise the error says
+// what was found. A conflict (409) on an alias fails unless it follows such an
+// unknown outcome and the alias holds a score this run can have created.
 func (c *Client) PublishScore(ctx context.Context, in PublishScoreInput) (*Score, error) {
 	// A listing read before the publish no longer tells the truth; nor does one
 	// read while it is on the wire, so the refresh is reset before and after.
@@ -255,7 +260,9 @@ func (c *Client) PublishScore(ctx context.Context, in PublishScoreInput) (*Score
 	}
 	ctx = c.logContext(ctx)
 
-	uncertain := false
+	// firstSent is when the first request that may have acted was sent: a score this
+	// run created cannot be older.
+	var firstSent time.Time
 	for attempt := 0; ; attempt++ {
 		var out struct {
 			Score *Score `json:"score"`
@@ -264,6 +271,7 @@ func (c *Client) PublishScore(ctx context.Context, in PublishScoreInput) (*Score
 			method: http.MethodPost, url: base + "/scores", body: body, auth: authPlatform,
 			outcomeDetail: "the score may have been created",
 		}
+		sent := time.Now()
 		resp, err := c.do(ctx, req, &out)
 		if err == nil && (out.Score == nil || out.Score.ID == "") {
 			// The platform accepted the request (2xx) but its answer does not say
@@ -274,29 +282,28 @@ func (c *Client) PublishScore(ctx context.Context, in PublishScoreInput) (*Score
 		case err == nil:
 			return out.Score, nil
 
-		case IsUnknownOutcome(err) && in.Alias != "" && ctx.Err() == nil:
-			uncertain = true
-			s, lerr := c.publishedUnderAlias(ctx, in)
-			switch {
-			case lerr == nil:
-				logDebug(ctx, "publish outcome was unknown; found the score under its alias", map[string]any{"attempt": attempt + 1})
-				return s, nil
-			case IsConflict(lerr):
-				return nil, lerr
-			case !IsNotFound(lerr):
-				return nil, fmt.Errorf("publishing score with alias %q: %w (and looking the alias up failed: %w)", in.Alias, err, lerr)
+		case IsUnknownOutcome(err) && ctx.Err() == nil:
+			if firstSent.IsZero() {
+				firstSent = sent
 			}
-			if attempt >= c.cfg.MaxRetries {
+			s, rerr := c.recoverPublish(ctx, in, firstSent, err)
+			switch {
+			case rerr != nil:
+				return nil, rerr
+			case s != nil:
+				logDebug(ctx, "publish outcome was unknown; found the score it created", map[string]any{"attempt": attempt + 1})
+				return s, nil
+			case attempt >= c.cfg.MaxRetries:
 				return nil, err
 			}
-			logDebug(ctx, "publish outcome was unknown and the alias is free; publishing again", map[string]any{"attempt": attempt + 1})
+			logDebug(ctx, "publish outcome was unknown and it created no score; publishing again", map[string]any{"attempt": attempt + 1})
 			if werr := sleepCtx(ctx, backoff(c.cfg.RetryWaitMin, c.cfg.RetryWaitMax, attempt, nil)); werr != nil {
 				return nil, err
 			}
 
-		case IsConflict(err) && uncertain:
+		case IsConflict(err) && !firstSent.IsZero():
 			// An earlier attempt may have created the score after all.
-			if s, lerr := c.publishedUnderAlias(ctx, in); lerr == nil {
+			if s, rerr := c.recoverPublish(ctx, in, firstSent, err); rerr == nil && s != nil {
 				return s, nil
 			}
 			return nil, err
@@ -307,23 +314,91 @@ func (c *Client) PublishScore(ctx context.Context, in PublishScoreInput) (*Score
 	}
 }
 
-// publishedUnderAlias returns the score under in.Alias if it is the one in
-// describes; a score there with another scoreUrl gives a conflict error, and
-// a free alias a not-found error.
-func (c *Client) publishedUnderAlias(ctx context.Context, in PublishScoreInput) (*Score, error) {
-	s, err := c.GetScore(ctx, in.Alias)
-	if err != nil {
-		return nil, err
+// recoverPublish looks for the score that a publish of in, first sent at sent (this
+// machine's clock), can have created although no answer said so (cause). It returns
+// the score (with Recovered set), or nil when the request certainly created none, or
+// an error.
+//
+// A score counts only when it was created no earlier than the request was sent,
+// judged on the platform's clock (PlatformTime) with ClockTolerance: another
+// configuration may hold a score of the same alias or address, created before, and
+// adopting it would give one score to two states. With an alias, the score under the
+// alias must also have the same scoreUrl; an older one, or one of another scoreUrl,
+// is the conflict the platform's 409 would have reported. Without an alias, the
+// scores of that scoreUrl are listed: exactly one new one is adopted, several are an
+// error that lists them.
+func (c *Client) recoverPublish(ctx context.Context, in PublishScoreInput, sent time.Time, cause error) (*Score, error) {
+	since := func() time.Time {
+		t, _ := c.PlatformTime(sent) // after the look-up, whose answer set the clock
+		return t.Add(-ClockTolerance)
 	}
-	if s.ScoreURL != in.ScoreURL {
-		return nil, &APIError{
-			Status: http.StatusConflict, Code: "publishing/CONFLICT",
-			Message: fmt.Sprintf("alias %q is already used by score %s with another scoreUrl", in.Alias, s.ID),
-			Method:  http.MethodPost, Path: "/scores",
+	if in.Alias != "" {
+		s, err := c.GetScore(ctx, in.Alias)
+		switch {
+		case IsNotFound(err):
+			return nil, nil
+		case err != nil:
+			return nil, fmt.Errorf("publishing score with alias %q: %w (and looking the alias up failed: %w)", in.Alias, cause, err)
+		case s.ScoreURL != in.ScoreURL:
+			return nil, aliasConflict(in.Alias, fmt.Sprintf("is already used by score %s with another scoreUrl", s.ID))
+		case s.CreatedAt.Before(since()):
+			return nil, aliasConflict(in.Alias, fmt.Sprintf("is already used by score %s, published at %s, before this "+
+				"publish was sent (%s on the platform's clock): another configuration or an earlier run manages it",
+				s.ID, s.CreatedAt.Format(time.RFC3339), since().Add(ClockTolerance).Format(time.RFC3339)))
+		}
+		s.Recovered = fmt.Sprintf("found under its alias %q after %v", in.Alias, cause)
+		return s, nil
+	}
+	var found []*Score
+	for s, err := range c.AllScores(ctx, ScoreCriteria{ScoreURL: in.ScoreURL}, 0, 0) {
+		if err != nil {
+			return nil, fmt.Errorf("%w (and looking for the score by its scoreUrl failed: %w)", cause, err)
+		}
+		if s.ScoreURL == in.ScoreURL && s.Alias == "" && s.Transpose == in.Transpose && !s.CreatedAt.Before(since()) {
+			found = append(found, s)
 		}
 	}
-	return s, nil
+	switch len(found) {
+	case 0:
+		return nil, nil
+	case 1:
+		found[0].Recovered = fmt.Sprintf("found by its scoreUrl, the only score of that address created since the publish "+
+			"was sent, after %v", cause)
+		return found[0], nil
+	}
+	ids := make([]string, len(found))
+	for i, s := range found {
+		ids[i] = s.ID
+	}
+	return nil, &AmbiguousPublishError{ScoreURL: in.ScoreURL, IDs: ids, Err: cause}
 }
+
+// aliasConflict is the 409 the platform answers for an alias in use.
+func aliasConflict(alias, detail string) *APIError {
+	return &APIError{
+		Status: http.StatusConflict, Code: "publishing/CONFLICT",
+		Message: fmt.Sprintf("alias %q %s", alias, detail), Method: http.MethodPost, Path: "/scores",
+	}
+}
+
+// AmbiguousPublishError is a publish whose answer was lost, after which several
+// scores of its scoreUrl were found created since it was sent: any of them may be
+// the one it created.
+type AmbiguousPublishError struct {
+	ScoreURL string
+	// IDs are the UUIDs of the scores found.
+	IDs []string
+	Err error
+}
+
+// Error lists the scores found.
+func (e *AmbiguousPublishError) Error() string {
+	return fmt.Sprintf("the publish got no usable answer (%v), and %d scores of this scoreUrl were created since it was "+
+		"sent: %s. Import the one this configuration manages and delete the others", e.Err, len(e.IDs), strings.Join(e.IDs, ", "))
+}
+
+// Unwrap returns the error of the publish.
+func (e *AmbiguousPublishError) Unwrap() error { return e.Err }
 
 // GetScore reads one score by UUID or alias. A missing score gives an error
 // for which IsNotFound holds.
@@ -356,27 +431,42 @@ func (c *Client) ListScores(ctx context.Context, in ListScoresInput) ([]*Score, 
 	if in.Offset < 0 {
 		return nil, fmt.Errorf("listing scores: offset %d is negative", in.Offset)
 	}
-	q := url.Values{}
-	if in.Offset > 0 {
-		q.Set("offset", strconv.Itoa(in.Offset))
-	}
-	if in.Limit > 0 {
-		q.Set("limit", strconv.Itoa(in.Limit))
-	}
-	if doc := in.Criteria.document(); len(doc) > 0 {
-		b, err := json.Marshal(doc)
-		if err != nil {
-			return nil, err
-		}
-		q.Set("score", string(b))
+	q, body, err := scoreQueryParams(in.Criteria, in.Offset, in.Limit)
+	if err != nil {
+		return nil, err
 	}
 	var out struct {
 		Scores []*Score `json:"scores"`
 	}
-	if _, err := c.do(ctx, &request{method: http.MethodGet, url: base + "/scores", query: q, auth: authPlatform}, &out); err != nil {
+	if _, err := c.do(ctx, &request{method: http.MethodGet, url: base + "/scores", query: q, body: body, auth: authPlatform}, &out); err != nil {
 		return nil, err
 	}
 	return out.Scores, nil
+}
+
+// scoreQueryParams are the parameters of a list or count call, both in the query
+// string and as a JSON body: a platform may read them from either only (contract
+// §V1, §V2), and the contract's platform lets the body win when both carry them.
+// A zero offset or limit is left out (the platform's default).
+func scoreQueryParams(criteria ScoreCriteria, offset, limit int) (url.Values, map[string]any, error) {
+	q, body := url.Values{}, map[string]any{}
+	if offset > 0 {
+		q.Set("offset", strconv.Itoa(offset))
+		body["offset"] = offset
+	}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+		body["limit"] = limit
+	}
+	if doc := criteria.document(); len(doc) > 0 {
+		b, err := json.Marshal(doc)
+		if err != nil {
+			return nil, nil, err
+		}
+		q.Set("score", string(b))
+		body["score"] = doc
+	}
+	return q, body, nil
 }
 
 // AllScores iterates over every score matching criteria from offset on, in
@@ -390,6 +480,7 @@ func (c *Client) AllScores(ctx context.Context, criteria ScoreCriteria, offset, 
 	return func(yield func(*Score, error) bool) {
 		n := 0
 		fullPageSeen := false // a page as long as asked: the platform serves pages that long
+		var progress pageProgress
 		for {
 			size := MaxListLimit
 			if limit > 0 {
@@ -402,6 +493,10 @@ func (c *Client) AllScores(ctx context.Context, criteria ScoreCriteria, offset, 
 			}
 			if len(page) > size {
 				page = page[:size]
+			}
+			if err := progress.check(page, offset+n); err != nil {
+				yield(nil, err)
+				return
 			}
 			for _, s := range page {
 				n++
@@ -417,6 +512,45 @@ func (c *Client) AllScores(ctx context.Context, criteria ScoreCriteria, offset, 
 			fullPageSeen = fullPageSeen || len(page) == size
 		}
 	}
+}
+
+// pageProgress makes sure that a walk over list pages advances: a platform that
+// ignores the offset (it reads it from where the client did not send it, contract
+// §V2) answers every page with the same first scores, and the walk would never end.
+type pageProgress struct {
+	seen map[string]int // score id → the offset it was listed at
+}
+
+// check records the scores of the page read at offset; a score listed before is
+// an error naming what the platform did.
+func (p *pageProgress) check(page []*Score, offset int) error {
+	if p.seen == nil {
+		p.seen = map[string]int{}
+	}
+	for i, s := range page {
+		if at, ok := p.seen[s.ID]; ok {
+			return &PagingError{Offset: offset, Detail: fmt.Sprintf("the page at offset %d repeats score %s, already "+
+				"listed at offset %d", offset, s.ID, at)}
+		}
+		p.seen[s.ID] = offset + i
+	}
+	return nil
+}
+
+// PagingError is a walk over the pages of a listing that the platform's answers
+// could not carry forward: a page repeated scores already listed, or the pages held
+// more scores than the platform's count said. The walk stops instead of looping.
+type PagingError struct {
+	// Offset is where the page that showed it started.
+	Offset int
+	// Detail says what the platform did.
+	Detail string
+}
+
+// Error says what the platform did and what it means.
+func (e *PagingError) Error() string {
+	return "listing scores: " + e.Detail + ": the platform ignored the list's offset or limit parameters (sent both in " +
+		"the query string and in a JSON body), so the listing stopped instead of reading the same scores for ever"
 }
 
 // ListAllScores collects AllScores into a slice.
@@ -437,27 +571,90 @@ func (c *Client) CountScores(ctx context.Context, in CountScoresInput) (int, err
 	if err != nil {
 		return 0, err
 	}
-	body := map[string]any{}
-	if doc := in.Criteria.document(); len(doc) > 0 {
-		body["score"] = doc
+	if in.Limit < 0 || in.Offset < 0 {
+		return 0, fmt.Errorf("counting scores: offset %d and limit %d must not be negative", in.Offset, in.Limit)
 	}
-	if in.Offset > 0 {
-		body["offset"] = in.Offset
-	}
-	if in.Limit > 0 {
-		body["limit"] = in.Limit
+	q, body, err := scoreQueryParams(in.Criteria, in.Offset, in.Limit)
+	if err != nil {
+		return 0, err
 	}
 	var out struct {
 		Count *int `json:"count"`
 	}
-	// Counting changes nothing, so it is safe to repeat.
-	if _, err := c.do(ctx, &request{method: http.MethodPost, url: base + "/scores/count", body: body, auth: authPlatform, retrySafe: true}, &out); err != nil {
+	// Counting changes nothing, so it is safe to repeat. The specification lists the
+	// count as POST and shows GET in its example (contract §V3): after a 405 to the
+	// POST, this platform counts with GET for the rest of the process.
+	req := &request{method: http.MethodPost, url: base + "/scores/count", query: q, body: body, auth: authPlatform, retrySafe: true}
+	if c.countByGet.Load() {
+		req.method = http.MethodGet
+	}
+	_, err = c.do(ctx, req, &out)
+	if statusOf(err) == http.StatusMethodNotAllowed && req.method == http.MethodPost {
+		c.countByGet.Store(true)
+		logDebug(c.logContext(ctx), "the platform counts scores with GET (POST answered 405); using GET from now on", nil)
+		req.method = http.MethodGet
+		_, err = c.do(ctx, req, &out)
+	}
+	if err != nil {
 		return 0, err
 	}
 	if out.Count == nil {
 		return 0, errors.New("counting scores: the answer holds no count")
 	}
-	return *out.Count, nil
+	return *out.Count, c.checkCount(ctx, in, *out.Count)
+}
+
+// checkCount refuses a count that cannot be true for the request (contract §V4): a
+// platform that ignored a parameter answers with a number that looks right and is
+// not. A count is never negative and never above its limit; and with an offset or
+// criteria, the listing of the same request must hold a score at the count's last
+// position (one request of one score), or the count is above what the platform holds.
+func (c *Client) checkCount(ctx context.Context, in CountScoresInput, count int) error {
+	ignored := func(params, detail string) error {
+		return &CountError{Count: count, Params: params, Detail: detail}
+	}
+	switch {
+	case count < 0:
+		return ignored("", "a count is never negative")
+	case in.Limit > 0 && count > in.Limit:
+		return ignored("limit", fmt.Sprintf("it is above the limit of %d asked for", in.Limit))
+	case count == 0 || (in.Offset == 0 && len(in.Criteria.document()) == 0):
+		return nil
+	}
+	page, err := c.ListScores(ctx, ListScoresInput{Criteria: in.Criteria, Offset: in.Offset + count - 1, Limit: 1})
+	if err != nil {
+		return fmt.Errorf("counting scores: checking the count of %d against the list failed: %w", count, err)
+	}
+	if len(page) == 0 {
+		params := "offset or score (the criteria)"
+		switch {
+		case in.Offset == 0:
+			params = "score (the criteria)"
+		case len(in.Criteria.document()) == 0:
+			params = "offset"
+		}
+		return ignored(params, fmt.Sprintf("the list of the same request holds no score at position %d", in.Offset+count))
+	}
+	return nil
+}
+
+// CountError is a count that cannot be true for its request: the platform ignored
+// one of its parameters (contract §V4).
+type CountError struct {
+	Count int
+	// Params names the parameters the platform must have ignored ("" when unknown).
+	Params string
+	// Detail says why the count cannot be true.
+	Detail string
+}
+
+// Error names the count, why it cannot be true and the parameter ignored.
+func (e *CountError) Error() string {
+	msg := fmt.Sprintf("counting scores: the platform answered a count of %d, which cannot be true: %s", e.Count, e.Detail)
+	if e.Params != "" {
+		msg += "; the platform ignored the parameter " + e.Params + " (sent both in the query string and in a JSON body)"
+	}
+	return msg
 }
 
 // DeleteScore deletes a score by UUID or alias, purging its rendered assets
@@ -474,6 +671,21 @@ func (c *Client) DeleteScore(ctx context.Context, idOrAlias string, purge bool) 
 		q = url.Values{"purge": {"true"}}
 	}
 	_, err = c.do(ctx, &request{method: http.MethodDelete, url: u, query: q, auth: authPlatform}, nil)
+	if IsForeignAnswer(err) {
+		// A 2xx that is not the platform's (a WAF's "request blocked" page, a catch-all
+		// front end) proves nothing: the score leaves the state only once the platform
+		// itself says it is gone.
+		_, gerr := c.GetScore(ctx, idOrAlias)
+		switch {
+		case IsNotFound(gerr):
+			logDebug(c.logContext(ctx), "the delete's answer was not the platform's, but the score is gone", nil)
+			return nil
+		case gerr == nil:
+			return fmt.Errorf("%w; and the score still exists on the platform, so it was not deleted", err)
+		default:
+			return fmt.Errorf("%w; and whether the score is gone is unknown: reading it failed: %w", err, gerr)
+		}
+	}
 	return c.confirmScoreGone(ctx, err)
 }
 

@@ -19,18 +19,22 @@ func TestPublishWithUnknownOutcome(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 
-	t.Run("no alias", func(t *testing.T) {
+	// Without an alias, every lost answer is followed by a look for the score by its
+	// scoreUrl; when none was created, the publish is sent again, max_retries times.
+	t.Run("no alias, nothing created", func(t *testing.T) {
 		t.Parallel()
 		f := newFakePlatform(t)
 		f.handle("POST "+fakeScores, func(w http.ResponseWriter, r *http.Request) { dropConnection(w) })
-		c := newTestClient(t, f.config())
+		cfg := f.config()
+		cfg.MaxRetries = 2
+		c := newTestClient(t, cfg)
 		_, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: "https://cdn/a.sib"})
 		var u *UnknownOutcomeError
 		if !errors.As(err, &u) || !strings.Contains(err.Error(), "score may have been created") {
 			t.Fatalf("got %v", err)
 		}
-		if n := f.count("POST " + fakeScores); n != 1 {
-			t.Errorf("POST attempts %d, want 1", n)
+		if p, l := f.count("POST "+fakeScores), f.count("GET "+fakeScores); p != 3 || l != 3 {
+			t.Errorf("POST %d, list %d, want 3 and 3", p, l)
 		}
 	})
 
@@ -46,7 +50,7 @@ func TestPublishWithUnknownOutcome(t *testing.T) {
 			dropConnection(w)
 		})
 		f.handle("GET "+fakeScores+"/my-alias", func(w http.ResponseWriter, r *http.Request) {
-			writeJSON(w, 200, map[string]any{"score": scoreJSON("id-1", "https://cdn/a.sib", "my-alias", "pending")})
+			writeJSON(w, 200, map[string]any{"score": freshScoreJSON("id-1", "https://cdn/a.sib", "my-alias", "pending")})
 		})
 		c := newTestClient(t, f.config())
 		s, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: "https://cdn/a.sib", Alias: "my-alias"})
@@ -114,7 +118,7 @@ func TestPublishWithUnknownOutcome(t *testing.T) {
 			writeJSON(w, 200, map[string]any{"score": scoreJSON("id-4", "https://cdn/a.sib", "e", "pending")})
 		})
 		f.handle("GET "+fakeScores+"/e", func(w http.ResponseWriter, r *http.Request) {
-			writeJSON(w, 200, map[string]any{"score": scoreJSON("id-4", "https://cdn/a.sib", "e", "pending")})
+			writeJSON(w, 200, map[string]any{"score": freshScoreJSON("id-4", "https://cdn/a.sib", "e", "pending")})
 		})
 		cfg := f.config()
 		cfg.RequestTimeout = 150 * time.Millisecond

@@ -14,6 +14,7 @@ package faultproxy
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -22,6 +23,7 @@ import (
 	"net/url"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -35,7 +37,9 @@ import (
 //   - Latency: waits before forwarding.
 //   - Respond: answers in the platform's place; the request is not forwarded and
 //     so has no effect. Nothing below applies.
-//   - Query: rewrites the query before forwarding (e.g. caps a list page).
+//   - Query: rewrites the query before forwarding (e.g. caps a list page), and the
+//     top-level string and number members of a JSON object body the same way, so
+//     that a parameter is rewritten wherever it travels.
 //   - then the request is forwarded and the platform acts on it;
 //   - Hold: the answer waits until the channel is closed (or the caller gives up);
 //   - Delay: the answer waits this long (or until the caller gives up);
@@ -223,6 +227,11 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		f.Query(q)
 		r.URL.RawQuery = q.Encode()
+		if rewritten, ok := rewriteBodyParams(body, f.Query); ok {
+			r.Body = io.NopCloser(bytes.NewReader(rewritten))
+			r.ContentLength = int64(len(rewritten))
+			r.Header.Set("Content-Length", strconv.Itoa(len(rewritten)))
+		}
 	}
 
 	// Forward and keep the platform's whole answer, then deliver it mangled.
@@ -251,6 +260,54 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Length", strconv.Itoa(len(answer)))
 	w.WriteHeader(status)
 	_, _ = w.Write(answer)
+}
+
+// rewriteBodyParams applies rewrite to the top-level members of a JSON object body,
+// seen as a query string would carry them: strings and numbers as their text, other
+// values as JSON text (e.g. score={"status":"idle"}). ok is false when the body is no
+// JSON object.
+func rewriteBodyParams(body []byte, rewrite func(url.Values)) ([]byte, bool) {
+	var doc map[string]json.RawMessage
+	if len(bytes.TrimSpace(body)) == 0 || json.Unmarshal(body, &doc) != nil {
+		return nil, false
+	}
+	params := url.Values{}
+	for k, raw := range doc {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			params.Set(k, s)
+		} else {
+			params.Set(k, string(raw))
+		}
+	}
+	before := params.Encode()
+	rewrite(params)
+	if params.Encode() == before {
+		return body, true
+	}
+	out := map[string]json.RawMessage{}
+	for k := range params {
+		v := params.Get(k)
+		if raw, kept := doc[k]; kept && v == string(raw) {
+			out[k] = raw
+			continue
+		}
+		var s string
+		if raw, kept := doc[k]; kept && json.Unmarshal(raw, &s) == nil && s == v {
+			out[k] = raw
+			continue
+		}
+		if json.Valid([]byte(v)) && !strings.HasPrefix(v, `"`) {
+			out[k] = json.RawMessage(v) // a number, or JSON text of an object
+		} else {
+			out[k], _ = json.Marshal(v)
+		}
+	}
+	rewritten, err := json.Marshal(out)
+	if err != nil {
+		return nil, false
+	}
+	return rewritten, true
 }
 
 // wait blocks until ch delivers or is closed, or the caller gives up; it reports
