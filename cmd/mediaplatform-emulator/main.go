@@ -71,6 +71,8 @@ type config struct {
 	sessionIdle       time.Duration
 	renderDelay       time.Duration
 	publishingService string
+	readings          emulator.Readings
+	clockOffset       time.Duration
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -84,6 +86,17 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&c.sessionIdle, "session-idle", 30*time.Minute, "idle expiry of administrator sessions")
 	fs.DurationVar(&c.renderDelay, "render-delay", 500*time.Millisecond, "time a score spends in each of pending and rendering; 0 for none")
 	fs.StringVar(&c.publishingService, "publishing-service", emulator.DefaultPublishingService, "publishing service `name` in publishing_url")
+	fs.Func("reading", "switch on another legal `reading` of the specification (contract §V); repeat the flag or "+
+		"separate names with commas: "+strings.Join(emulator.ReadingNames(), ", "), func(v string) error {
+		for name := range strings.SplitSeq(v, ",") {
+			if err := c.readings.Set(strings.TrimSpace(name)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	fs.DurationVar(&c.clockOffset, "clock-offset", 0, "run the platform's clock this far from this machine's "+
+		"(its timestamps and Date headers), e.g. -3h for a platform three hours behind")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, err
@@ -99,6 +112,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return c, usageError{"-token-lifetime must be positive"}
 	case c.sessionIdle <= 0:
 		return c, usageError{"-session-idle must be positive"}
+	case c.clockOffset%time.Second != 0 || c.clockOffset > 87840*time.Hour || c.clockOffset < -87840*time.Hour:
+		return c, usageError{"-clock-offset must be whole seconds, within ten years either way"}
 	case c.renderDelay < 0:
 		return c, usageError{"-render-delay must not be negative"}
 	case c.publishingService == "" || strings.ContainsAny(c.publishingService, "/;?#% \t"):
@@ -113,6 +128,7 @@ func (c config) options() emulator.Options {
 		TokenLifetime:     c.tokenLifetime,
 		SessionIdle:       c.sessionIdle,
 		RenderDelay:       c.renderDelay,
+		Faults:            emulator.Faults{Readings: c.readings, ClockOffsetSeconds: int(c.clockOffset / time.Second)},
 	}
 	if o.RenderDelay == 0 {
 		o.RenderDelay = -1 // Options reads 0 as "default"; the flag's 0 means none

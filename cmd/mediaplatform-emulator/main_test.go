@@ -272,7 +272,18 @@ func TestParseFlags(t *testing.T) {
 		t.Errorf("options = %+v; a zero render delay must mean none (negative in Options)", o)
 	}
 
+	c, err = parseFlags([]string{"-reading", "queryParamsOnly,countGetOnly", "-reading", "bareLoginToken", "-clock-offset", "-3h"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := c.options().Faults; strings.Join(f.Readings.Names(), ",") != "queryParamsOnly,countGetOnly,bareLoginToken" ||
+		f.ClockOffsetSeconds != -3*3600 {
+		t.Errorf("readings and clock offset: %+v", f)
+	}
+
 	for _, args := range [][]string{
+		{"-reading", "fastCounts"},
+		{"-clock-offset", "1.5s"},
 		{"-ca-cert-file", "ca.pem"},
 		{"-token-lifetime", "0s"},
 		{"-session-idle", "-1s"},

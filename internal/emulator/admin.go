@@ -141,7 +141,15 @@ func (e *Emulator) handleAdminLogin(w http.ResponseWriter, r *http.Request) {
 	e.admin.sessions[token] = &session{user: u, lastUsed: e.admin.now()}
 	e.admin.mu.Unlock()
 	e.stats.login(true)
-	writeJSON(w, http.StatusOK, map[string]any{"token": token, "user": u.Name})
+	switch readings := e.readings(); {
+	case readings.BareLoginToken: // contract §V5: "Response: A session token"
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = io.WriteString(w, token)
+	case readings.JSONStringLoginToken:
+		writeJSON(w, http.StatusOK, token)
+	default:
+		writeJSON(w, http.StatusOK, map[string]any{"token": token, "user": u.Name})
+	}
 }
 
 // withSession authenticates the `token` header, renews the session's idle timer and

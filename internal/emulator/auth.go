@@ -166,9 +166,13 @@ func (e *Emulator) handlePasswordGrant(w http.ResponseWriter, r *http.Request) {
 	e.stats.login(false)
 	http.SetCookie(w, &http.Cookie{Name: accessTokenCookie, Value: token, Path: "/", HttpOnly: true})
 	w.Header().Set("Cache-Control", "no-store")
+	tokenType := "Bearer"
+	if e.readings().LowercaseBearer {
+		tokenType = "bearer" // contract §V8: RFC 6749 token types are case-insensitive
+	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"access_token": token,
-		"token_type":   "Bearer",
+		"token_type":   tokenType,
 		"expires_in":   expiresInSeconds(e.auth.lifetime),
 		"scope":        "openid",
 	})
@@ -222,9 +226,21 @@ func (e *Emulator) withUser(next func(http.ResponseWriter, *http.Request, *User)
 	}
 }
 
-// tokenInfo renders the token information document (contract B5).
-func tokenInfo(r *http.Request, token string, expiresAt time.Time) map[string]any {
+// tokenInfo renders the token information document (contract B5); with the
+// IAMTokenExpiry reading (§V8) the expiry is given only as iamToken.expiresAt.
+func (e *Emulator) tokenInfo(r *http.Request, token string, expiresAt time.Time) map[string]any {
 	base := baseURL(r)
+	if e.readings().IAMTokenExpiry {
+		return map[string]any{
+			"accessToken": token,
+			"iamToken":    map[string]any{"expiresAt": formatTime(expiresAt)},
+			"_links": map[string]any{
+				"self":               link{Href: base + tokenInfoPath},
+				"auth-token:extend":  links(base + tokenExtendPath),
+				"auth-token:removal": links(base + tokenInfoPath),
+			},
+		}
+	}
 	return map[string]any{
 		"accessToken": token,
 		"expiresAt":   formatTime(expiresAt),
@@ -265,7 +281,7 @@ func (e *Emulator) handleTokenInfo(w http.ResponseWriter, r *http.Request, token
 		unauthorizedToken(w)
 		return
 	}
-	writeHAL(w, http.StatusOK, tokenInfo(r, token, expiresAt))
+	writeHAL(w, http.StatusOK, e.tokenInfo(r, token, expiresAt))
 }
 
 // handleTokenExtend moves the expiry to now + lifetime; the token string stays.
@@ -275,7 +291,7 @@ func (e *Emulator) handleTokenExtend(w http.ResponseWriter, r *http.Request, tok
 		unauthorizedToken(w)
 		return
 	}
-	writeHAL(w, http.StatusOK, tokenInfo(r, token, expiresAt))
+	writeHAL(w, http.StatusOK, e.tokenInfo(r, token, expiresAt))
 }
 
 func (e *Emulator) handleTokenRemoval(w http.ResponseWriter, _ *http.Request, token string) {

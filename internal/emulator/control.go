@@ -46,7 +46,16 @@ type Faults struct {
 	// ("POST /api/v1/apis/media.publishing;version=2;realm=global/scores");
 	// empty means every platform request.
 	DropRoutes []string `json:"dropRoutes,omitempty"`
+	// Readings switch on other legal readings of the specification (contract §V).
+	Readings Readings `json:"readings,omitzero"`
+	// ClockOffsetSeconds shifts the platform's clock: every timestamp it writes and the
+	// Date header of every answer are this far from this machine's clock (negative:
+	// the platform is behind). Expiries stay consistent with the timestamps written.
+	ClockOffsetSeconds int `json:"clockOffsetSeconds,omitempty"`
 }
+
+// maxClockOffset bounds ClockOffsetSeconds: ten years either way.
+const maxClockOffset = 10 * 366 * 24 * 3600
 
 // validate returns the first invalid field and a message, or "".
 func (f Faults) validate() (field, msg string) {
@@ -63,6 +72,8 @@ func (f Faults) validate() (field, msg string) {
 		return "rateLimitPerSecond", "rateLimitPerSecond must not be negative"
 	case f.DropRate < 0 || f.DropRate > 1:
 		return "dropRate", "dropRate must be between 0 and 1"
+	case f.ClockOffsetSeconds < -maxClockOffset || f.ClockOffsetSeconds > maxClockOffset:
+		return "clockOffsetSeconds", "clockOffsetSeconds must be within ten years either way"
 	}
 	return "", ""
 }

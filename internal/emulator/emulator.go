@@ -203,6 +203,15 @@ func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if !strings.HasPrefix(r.URL.Path, "/_emulator/") {
 		e.stats.count(pattern)
+		faults := e.faults.get()
+		offset := time.Duration(faults.ClockOffsetSeconds) * time.Second
+		// The platform's clock, for clients that compare timestamps with it.
+		w.Header().Set("Date", time.Now().Add(offset).UTC().Format(http.TimeFormat))
+		if offset != 0 || faults.Readings.rewritesAnswers() {
+			aw := newAnswerWriter(w, faults.Readings, offset)
+			defer aw.flush()
+			w = aw
+		}
 		serve, drop := e.faults.apply(w, r, pattern)
 		if !serve {
 			return

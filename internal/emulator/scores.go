@@ -441,7 +441,7 @@ func (q scoreQuery) window(n int) (from, to int) {
 }
 
 func (e *Emulator) handleListScores(w http.ResponseWriter, r *http.Request, _ *User) {
-	params, ok := readScoreParams(w, r)
+	params, ok := e.readQueryParams(w, r)
 	if !ok {
 		return
 	}
@@ -452,11 +452,41 @@ func (e *Emulator) handleListScores(w http.ResponseWriter, r *http.Request, _ *U
 	}
 	scores := e.matching(q.criteria)
 	from, to := q.window(len(scores))
-	writeJSON(w, http.StatusOK, map[string]any{"scores": scores[from:to]})
+	answer := map[string]any{"scores": scores[from:to]}
+	if e.readings().ListEnvelope {
+		// Contract §V8: envelope fields beside the list.
+		answer["total"], answer["offset"], answer["limit"] = len(scores), q.offset, q.limit
+		answer["_links"] = map[string]any{"self": link{Href: baseURL(r) + r.URL.RequestURI()}}
+	}
+	writeJSON(w, http.StatusOK, answer)
+}
+
+// readQueryParams reads the parameters of a list or count call where the reading in
+// force looks for them: the query string and the body (the contract), only the query
+// string (§V1) or only a JSON body (§V2).
+func (e *Emulator) readQueryParams(w http.ResponseWriter, r *http.Request) (*scoreParams, bool) {
+	params, ok := readScoreParams(w, r)
+	if !ok {
+		return nil, false
+	}
+	switch readings := e.readings(); {
+	case readings.QueryParamsOnly:
+		params.body = nil
+	case readings.BodyParamsOnly:
+		params.query = url.Values{}
+	}
+	return params, true
 }
 
 func (e *Emulator) handleCountScores(w http.ResponseWriter, r *http.Request, _ *User) {
-	params, ok := readScoreParams(w, r)
+	if r.Method == http.MethodPost && e.readings().CountGetOnly {
+		// Contract §V3: a platform that took the specification's example (GET) literally.
+		w.Header().Set("Allow", http.MethodGet)
+		writeProblem(w, http.StatusMethodNotAllowed, scoreNamespace, "METHOD_NOT_ALLOWED",
+			"POST is not supported on "+r.URL.Path, map[string]any{"method": r.Method, "allow": []string{http.MethodGet}})
+		return
+	}
+	params, ok := e.readQueryParams(w, r)
 	if !ok {
 		return
 	}
@@ -565,7 +595,13 @@ func (e *Emulator) handleDeleteScore(w http.ResponseWriter, r *http.Request, _ *
 			delete(s.views, vid)
 		}
 	}
+	answer := e.scoreAt(rec, s.clock())
 	s.mu.Unlock()
+	if e.readings().DeleteAnswersScore {
+		// Contract §V6: the deleted score instead of an empty answer.
+		writeJSON(w, http.StatusOK, map[string]any{"score": answer})
+		return
+	}
 	w.WriteHeader(http.StatusNoContent)
 }
 

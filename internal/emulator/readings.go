@@ -1,0 +1,273 @@
+package emulator
+
+// Section V of the contract: the other legal readings of the specification, each
+// behind a switch (Faults.Readings), and the platform's clock (Faults.ClockOffsetSeconds).
+// The handlers apply the readings that change what a call does (where parameters
+// are read, the count's method, the login and delete answers, the list envelope, the
+// token documents); answerWriter applies those that only change how an answer is
+// written (error bodies, HAL links, media types, timestamps and the clock).
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html"
+	"mime"
+	"net/http"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Readings are the other legal readings of the specification (contract §V), each off
+// by default.
+type Readings struct {
+	// QueryParamsOnly (V1): GET /scores and the count read score, offset and limit only
+	// from the query string; a JSON body is ignored.
+	QueryParamsOnly bool `json:"queryParamsOnly"`
+	// BodyParamsOnly (V2): those two calls read them only from a JSON body, also on
+	// GET; the query string is ignored.
+	BodyParamsOnly bool `json:"bodyParamsOnly"`
+	// CountGetOnly (V3): POST /scores/count answers 405 with Allow: GET; GET counts.
+	CountGetOnly bool `json:"countGetOnly"`
+	// BareLoginToken (V5): POST /login answers 200 text/plain, the token as the body.
+	BareLoginToken bool `json:"bareLoginToken"`
+	// JSONStringLoginToken (V5): POST /login answers the token as a JSON string.
+	JSONStringLoginToken bool `json:"jsonStringLoginToken"`
+	// DeleteAnswersScore (V6): DELETE /scores/{id} answers 200 {"score": …} instead of 204.
+	DeleteAnswersScore bool `json:"deleteAnswersScore"`
+	// CTMSErrors (V7): problem bodies are application/vnd.avid.problem+json, code
+	// avid.<namespace>/CTMS/<NAME>, params.parameterName instead of params.field.
+	CTMSErrors bool `json:"ctmsErrors"`
+	// TextErrors (V7): 4xx error bodies are text/plain (the message), 5xx ones an HTML page.
+	TextErrors bool `json:"textErrors"`
+	// SingleLinks (V8): a HAL link relation holding one link is a single object.
+	SingleLinks bool `json:"singleLinks"`
+	// ListEnvelope (V8): GET /scores answers total, offset, limit and _links beside scores.
+	ListEnvelope bool `json:"listEnvelope"`
+	// LowercaseBearer (V8): the password grant answers token_type "bearer".
+	LowercaseBearer bool `json:"lowercaseBearer"`
+	// CharsetMediaTypes (V8): every JSON media type carries ";charset=UTF-8".
+	CharsetMediaTypes bool `json:"charsetMediaTypes"`
+	// TimeOffsets (V8): timestamps carry a +02:00 offset and no fraction of a second.
+	TimeOffsets bool `json:"timeOffsets"`
+	// IAMTokenExpiry (V8): the token information and extension answers give the expiry
+	// only as {"iamToken": {"expiresAt": …}}.
+	IAMTokenExpiry bool `json:"iamTokenExpiry"`
+}
+
+// readingFields are the Readings' fields by JSON name, in declaration order.
+func readingFields() ([]string, map[string]int) {
+	t := reflect.TypeFor[Readings]()
+	names, index := make([]string, t.NumField()), map[string]int{}
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		names[i], index[name] = name, i
+	}
+	return names, index
+}
+
+// ReadingNames lists the names of every reading (the JSON names of Readings).
+func ReadingNames() []string {
+	names, _ := readingFields()
+	return names
+}
+
+// Names lists the names of the readings that are on.
+func (r Readings) Names() []string {
+	names, _ := readingFields()
+	v := reflect.ValueOf(r)
+	var on []string
+	for i, name := range names {
+		if v.Field(i).Bool() {
+			on = append(on, name)
+		}
+	}
+	return on
+}
+
+// Set switches on the reading of that name.
+func (r *Readings) Set(name string) error {
+	names, index := readingFields()
+	i, ok := index[name]
+	if !ok {
+		return fmt.Errorf("unknown reading %q; the readings are %s", name, strings.Join(names, ", "))
+	}
+	reflect.ValueOf(r).Elem().Field(i).SetBool(true)
+	return nil
+}
+
+// rewritesAnswers reports whether answerWriter has anything to change.
+func (r Readings) rewritesAnswers() bool {
+	return r.CTMSErrors || r.TextErrors || r.SingleLinks || r.CharsetMediaTypes || r.TimeOffsets
+}
+
+// readings returns the readings in force.
+func (e *Emulator) readings() Readings { return e.faults.get().Readings }
+
+// clockOffset is how far the platform's clock is from this machine's.
+func (e *Emulator) clockOffset() time.Duration {
+	return time.Duration(e.faults.get().ClockOffsetSeconds) * time.Second
+}
+
+// answerWriter holds a platform answer back and writes it, once the handler is done,
+// as the readings and the clock offset say. The emulator keeps every time on this
+// machine's clock inside (so every expiry is judged consistently) and shifts the
+// timestamps it writes, and the Date header, by the offset.
+type answerWriter struct {
+	w        http.ResponseWriter
+	readings Readings
+	offset   time.Duration
+	status   int
+	body     bytes.Buffer
+	written  bool
+}
+
+func newAnswerWriter(w http.ResponseWriter, readings Readings, offset time.Duration) *answerWriter {
+	return &answerWriter{w: w, readings: readings, offset: offset}
+}
+
+func (a *answerWriter) Header() http.Header { return a.w.Header() }
+
+func (a *answerWriter) WriteHeader(status int) {
+	if !a.written {
+		a.status, a.written = status, true
+	}
+}
+
+func (a *answerWriter) Write(b []byte) (int, error) {
+	a.WriteHeader(http.StatusOK)
+	return a.body.Write(b)
+}
+
+// timestampPattern matches the timestamps formatTime writes, as JSON strings.
+var timestampPattern = regexp.MustCompile(`"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z"`)
+
+// flush writes the answer held back, rewritten.
+func (a *answerWriter) flush() {
+	if !a.written {
+		return
+	}
+	h := a.w.Header()
+	body := a.body.Bytes()
+	mediaType, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
+	if isJSONMediaType(mediaType) {
+		body = a.rewriteJSON(body)
+		switch {
+		case a.status >= 400 && a.readings.TextErrors:
+			body = textError(h, a.status, body)
+		case a.status >= 400 && a.readings.CTMSErrors && mediaType == "application/problem+json":
+			body = ctmsProblem(body)
+			h.Set("Content-Type", "application/vnd.avid.problem+json")
+		}
+		if mt, _, _ := mime.ParseMediaType(h.Get("Content-Type")); a.readings.CharsetMediaTypes && isJSONMediaType(mt) {
+			h.Set("Content-Type", mt+";charset=UTF-8")
+		}
+	}
+	if h.Get("Content-Length") != "" {
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+	}
+	a.w.WriteHeader(a.status)
+	_, _ = a.w.Write(body)
+}
+
+// rewriteJSON shifts and reformats the timestamps and folds single HAL links.
+func (a *answerWriter) rewriteJSON(body []byte) []byte {
+	if a.offset != 0 || a.readings.TimeOffsets {
+		body = timestampPattern.ReplaceAllFunc(body, func(m []byte) []byte {
+			t, err := time.Parse(`"`+timeFormat+`"`, string(m))
+			if err != nil {
+				return m
+			}
+			t = t.Add(a.offset)
+			if a.readings.TimeOffsets {
+				return []byte(`"` + t.In(time.FixedZone("", 2*3600)).Format("2006-01-02T15:04:05-07:00") + `"`)
+			}
+			return []byte(`"` + formatTime(t) + `"`)
+		})
+	}
+	if a.readings.SingleLinks && bytes.Contains(body, []byte(`"_links"`)) {
+		var doc any
+		if json.Unmarshal(body, &doc) == nil {
+			if out, err := json.Marshal(singleLinks(doc)); err == nil {
+				body = out
+			}
+		}
+	}
+	return body
+}
+
+// singleLinks turns every HAL link relation of one link into a single object.
+func singleLinks(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, inner := range v {
+			v[k] = singleLinks(inner)
+		}
+		if links, ok := v["_links"].(map[string]any); ok {
+			for rel, l := range links {
+				if arr, ok := l.([]any); ok && len(arr) == 1 {
+					links[rel] = arr[0]
+				}
+			}
+		}
+	case []any:
+		for i := range v {
+			v[i] = singleLinks(v[i])
+		}
+	}
+	return v
+}
+
+// ctmsProblem rewrites a problem body in the CTMS form: code avid.<ns>/CTMS/<NAME>,
+// params.parameterName.
+func ctmsProblem(body []byte) []byte {
+	var p map[string]any
+	if json.Unmarshal(body, &p) != nil {
+		return body
+	}
+	if code, ok := p["code"].(string); ok {
+		if ns, name, found := strings.Cut(code, "/"); found {
+			p["code"] = "avid." + ns + "/CTMS/" + name
+		}
+	}
+	if params, ok := p["params"].(map[string]any); ok {
+		if field, ok := params["field"]; ok {
+			params["parameterName"] = field
+			delete(params, "field")
+		}
+	}
+	out, err := json.Marshal(p)
+	if err != nil {
+		return body
+	}
+	return out
+}
+
+// textError rewrites an error body as text (4xx: the message) or as an HTML page
+// (5xx), the way a server without problem documents answers.
+func textError(h http.Header, status int, body []byte) []byte {
+	var p struct {
+		Message string `json:"message"`
+		Error   string `json:"error_description"`
+	}
+	_ = json.Unmarshal(body, &p)
+	msg := p.Message
+	if msg == "" {
+		msg = p.Error
+	}
+	if msg == "" {
+		msg = http.StatusText(status)
+	}
+	if status >= 500 {
+		h.Set("Content-Type", "text/html; charset=utf-8")
+		return []byte(fmt.Sprintf("<!DOCTYPE html><html><head><title>%d %s</title></head><body><h1>%s</h1><p>%s</p></body></html>",
+			status, http.StatusText(status), http.StatusText(status), html.EscapeString(msg)))
+	}
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	return []byte(msg)
+}
+
+func isJSONMediaType(mt string) bool { return mt == "application/json" || strings.HasSuffix(mt, "+json") }

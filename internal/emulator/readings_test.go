@@ -1,0 +1,230 @@
+package emulator
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+// withReadings switches readings on through the faults control request, as a test
+// or a user does on a running emulator.
+func (et *emuTester) withReadings(names ...string) {
+	et.t.Helper()
+	var r Readings
+	for _, n := range names {
+		if err := r.Set(n); err != nil {
+			et.t.Fatal(err)
+		}
+	}
+	body, _ := json.Marshal(map[string]any{"readings": r})
+	et.control(http.MethodPost, "faults", string(body)).wantStatus(et.t, 200)
+}
+
+// publishN publishes n scores with token.
+func (et *emuTester) publishN(token string, n int) {
+	et.t.Helper()
+	for i := range n {
+		h := http.Header{"Authorization": {"Bearer " + token}, "Content-Type": {"application/json"}}
+		et.do(http.MethodPost, et.e.PublishingURL(et.srv.URL)+"/scores", h,
+			strings.NewReader(`{"scoreUrl":"https://cdn.example/`+string(rune('a'+i))+`.sib"}`)).wantStatus(et.t, 200)
+	}
+}
+
+// TestReadingsOfListParameters: where the list and the count read their parameters
+// under each reading (contract §V1, §V2), and the count's method (§V3).
+func TestReadingsOfListParameters(t *testing.T) {
+	t.Parallel()
+	list := func(et *emuTester, token, query, body string) int {
+		h := http.Header{"Authorization": {"Bearer " + token}}
+		var r io.Reader
+		if body != "" {
+			h.Set("Content-Type", "application/json")
+			r = strings.NewReader(body)
+		}
+		res := et.do(http.MethodGet, et.e.PublishingURL(et.srv.URL)+"/scores?"+query, h, r)
+		return len(emuArray(t, res.wantJSON(t, 200, "application/json")["scores"]))
+	}
+	for name, tc := range map[string]struct {
+		readings             []string
+		fromQuery, fromBody  int // scores listed with limit=2 in the query, or in the body
+		countPost, countGet  int // statuses
+		countBodyLimitResult int
+	}{
+		"contract":          {nil, 2, 2, 200, 200, 2},
+		"query params only": {[]string{"queryParamsOnly"}, 2, 5, 200, 200, 5},
+		"body params only":  {[]string{"bodyParamsOnly"}, 5, 2, 200, 200, 2},
+		"count by GET only": {[]string{"countGetOnly"}, 2, 2, 405, 200, 2},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			et := newEmuTester(t, Options{})
+			token := et.platformLogin("alice", "alice-secret")
+			et.publishN(token, 5)
+			et.withReadings(tc.readings...)
+			if n := list(et, token, "limit=2", ""); n != tc.fromQuery {
+				t.Errorf("limit in the query: %d scores, want %d", n, tc.fromQuery)
+			}
+			if n := list(et, token, "", `{"limit":2}`); n != tc.fromBody {
+				t.Errorf("limit in the body: %d scores, want %d", n, tc.fromBody)
+			}
+			h := http.Header{"Authorization": {"Bearer " + token}, "Content-Type": {"application/json"}}
+			post := et.do(http.MethodPost, et.e.PublishingURL(et.srv.URL)+"/scores/count", h, strings.NewReader(`{"limit":2}`))
+			if post.status != tc.countPost {
+				t.Errorf("POST count: %d, want %d", post.status, tc.countPost)
+			}
+			if post.status == 405 && post.header.Get("Allow") != "GET" {
+				t.Errorf("405 without Allow: GET: %v", post.header)
+			}
+			get := et.do(http.MethodGet, et.e.PublishingURL(et.srv.URL)+"/scores/count", h, strings.NewReader(`{"limit":2}`))
+			if n := get.wantJSON(t, tc.countGet, "application/json")["count"]; n != float64(tc.countBodyLimitResult) {
+				t.Errorf("GET count with limit 2 in the body: %v, want %d", n, tc.countBodyLimitResult)
+			}
+		})
+	}
+}
+
+// TestReadingsOfAnswers: the answers each other reading writes (contract §V5–§V8),
+// and that the contract's answers stay as they were with every switch off.
+func TestReadingsOfAnswers(t *testing.T) {
+	t.Parallel()
+	login := func(et *emuTester) *emuResponse {
+		return et.adminForm(url.Values{"user": {"admin"}, "pass": {"admin-secret"}, "r": {"createsession"}})
+	}
+	t.Run("bare login token", func(t *testing.T) {
+		t.Parallel()
+		et := newEmuTester(t, Options{})
+		et.withReadings("bareLoginToken")
+		res := login(et)
+		if res.status != 200 || !strings.HasPrefix(res.header.Get("Content-Type"), "text/plain") || !strings.HasPrefix(string(res.body), "as-") {
+			t.Fatalf("got %d %s %q", res.status, res.header.Get("Content-Type"), res.body)
+		}
+		et.admin(http.MethodGet, "/checksession", string(res.body), nil).wantStatus(t, 200)
+	})
+	t.Run("JSON string login token", func(t *testing.T) {
+		t.Parallel()
+		et := newEmuTester(t, Options{})
+		et.withReadings("jsonStringLoginToken")
+		var token string
+		login(et).decode(t, &token)
+		et.admin(http.MethodGet, "/checksession", token, nil).wantStatus(t, 200)
+	})
+	t.Run("delete answers the score", func(t *testing.T) {
+		t.Parallel()
+		et := newEmuTester(t, Options{})
+		token := et.platformLogin("alice", "alice-secret")
+		et.publishN(token, 2)
+		scores := emuArray(t, et.bearer(http.MethodGet, et.e.PublishingURL(et.srv.URL)+"/scores", token).wantJSON(t, 200, "application/json")["scores"])
+		first, second := emuString(t, emuObject(t, scores[0])["id"]), emuString(t, emuObject(t, scores[1])["id"])
+		et.bearer(http.MethodDelete, et.e.PublishingURL(et.srv.URL)+"/scores/"+first, token).wantStatus(t, 204)
+		et.withReadings("deleteAnswersScore")
+		body := et.bearer(http.MethodDelete, et.e.PublishingURL(et.srv.URL)+"/scores/"+second, token).wantJSON(t, 200, "application/json")
+		if emuString(t, emuObject(t, body["score"])["id"]) != second {
+			t.Errorf("the answer is not the deleted score: %v", body)
+		}
+	})
+	t.Run("CTMS problems", func(t *testing.T) {
+		t.Parallel()
+		et := newEmuTester(t, Options{})
+		token := et.platformLogin("alice", "alice-secret")
+		et.withReadings("ctmsErrors")
+		res := et.bearer(http.MethodGet, et.e.PublishingURL(et.srv.URL)+"/scores?limit=0", token)
+		body := res.wantJSON(t, 400, "application/vnd.avid.problem+json")
+		if body["code"] != "avid.publishing/CTMS/BAD_ARGUMENT" || emuObject(t, body["params"])["parameterName"] != "limit" {
+			t.Errorf("got %v", body)
+		}
+	})
+	t.Run("text and HTML errors", func(t *testing.T) {
+		t.Parallel()
+		et := newEmuTester(t, Options{})
+		token := et.platformLogin("alice", "alice-secret")
+		et.withReadings("textErrors")
+		res := et.bearer(http.MethodGet, et.e.PublishingURL(et.srv.URL)+"/scores/missing", token)
+		if res.status != 404 || !strings.HasPrefix(res.header.Get("Content-Type"), "text/plain") || !strings.Contains(string(res.body), "does not exist") {
+			t.Errorf("404: %d %s %q", res.status, res.header.Get("Content-Type"), res.body)
+		}
+		et.control(http.MethodPost, "faults", `{"failRate":1,"status":500,"readings":{"textErrors":true}}`).wantStatus(t, 200)
+		res = et.bearer(http.MethodGet, et.e.PublishingURL(et.srv.URL)+"/core/health", token)
+		if res.status != 500 || !strings.HasPrefix(res.header.Get("Content-Type"), "text/html") || !strings.Contains(string(res.body), "<html>") {
+			t.Errorf("500: %d %s %q", res.status, res.header.Get("Content-Type"), res.body)
+		}
+	})
+	t.Run("single links, lowercase bearer, charset, offsets, iamToken, envelope", func(t *testing.T) {
+		t.Parallel()
+		et := newEmuTester(t, Options{})
+		et.withReadings("singleLinks", "lowercaseBearer", "charsetMediaTypes", "timeOffsets", "iamTokenExpiry", "listEnvelope")
+		grant := et.grant(url.Values{"grant_type": {"password"}, "username": {"alice"}, "password": {"alice-secret"}})
+		if ct := grant.header.Get("Content-Type"); ct != "application/json;charset=UTF-8" {
+			t.Errorf("Content-Type %q", ct)
+		}
+		var g map[string]any
+		grant.decode(t, &g)
+		token := emuString(t, g["access_token"])
+		if g["token_type"] != "bearer" {
+			t.Errorf("token_type %v", g["token_type"])
+		}
+		auth := et.do(http.MethodGet, "/auth", nil, nil)
+		var root map[string]any
+		auth.decode(t, &root)
+		if _, single := emuObject(t, root["_links"])["auth:identity-providers"].(map[string]any); !single {
+			t.Errorf("auth:identity-providers is not a single object: %s", auth.body)
+		}
+		info := et.bearer(http.MethodGet, tokenInfoPath, token)
+		var doc map[string]any
+		info.decode(t, &doc)
+		expires := emuString(t, emuObject(t, doc["iamToken"])["expiresAt"])
+		if _, has := doc["expiresAt"]; has || !strings.HasSuffix(expires, "+02:00") {
+			t.Errorf("token information: %s", info.body)
+		}
+		if _, err := time.Parse(time.RFC3339, expires); err != nil {
+			t.Error(err)
+		}
+		et.publishN(token, 1)
+		var list map[string]any
+		et.bearer(http.MethodGet, et.e.PublishingURL(et.srv.URL)+"/scores", token).decode(t, &list)
+		for _, k := range []string{"scores", "total", "offset", "limit", "_links"} {
+			if _, ok := list[k]; !ok {
+				t.Errorf("the list envelope lacks %s", k)
+			}
+		}
+	})
+}
+
+// TestClockOffset: a platform three hours behind writes its timestamps and its Date
+// header on its clock, and judges expiry consistently with them.
+func TestClockOffset(t *testing.T) {
+	t.Parallel()
+	et := newEmuTester(t, Options{Faults: Faults{ClockOffsetSeconds: -3 * 3600}})
+	token := et.platformLogin("alice", "alice-secret")
+	et.publishN(token, 1)
+	res := et.bearer(http.MethodGet, et.e.PublishingURL(et.srv.URL)+"/scores", token)
+	date, err := http.ParseTime(res.header.Get("Date"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Until(date) + 3*time.Hour; d < -2*time.Second || d > 2*time.Second {
+		t.Errorf("Date %s is not three hours behind", date)
+	}
+	var list map[string]any
+	res.decode(t, &list)
+	created := emuWantTime(t, emuObject(t, emuArray(t, list["scores"])[0])["createdAt"])
+	if d := time.Until(created) + 3*time.Hour; d < -2*time.Second || d > 2*time.Second {
+		t.Errorf("createdAt %s is not three hours behind", created)
+	}
+	// The control surface keeps this machine's clock.
+	if et.control(http.MethodGet, "stats", "").header.Get("Date") == res.header.Get("Date") && d3(date) {
+		t.Error("the control surface answered on the shifted clock")
+	}
+	var faults Faults
+	et.control(http.MethodGet, "faults", "").decode(t, &faults)
+	if faults.ClockOffsetSeconds != -3*3600 {
+		t.Errorf("faults: %+v", faults)
+	}
+	et.control(http.MethodPost, "faults", `{"clockOffsetSeconds": 999999999}`).wantProblem(t, 400, "emulator/BAD_ARGUMENT", "clockOffsetSeconds")
+}
+
+// d3 reports whether t is about three hours behind now.
+func d3(t time.Time) bool { return time.Until(t) < -2*time.Hour }
