@@ -270,4 +270,6 @@ func textError(h http.Header, status int, body []byte) []byte {
 	return []byte(msg)
 }
 
-func isJSONMediaType(mt string) bool { return mt == "application/json" || strings.HasSuffix(mt, "+json") }
+func isJSONMediaType(mt string) bool {
+	return mt == "application/json" || strings.HasSuffix(mt, "+json")
+}
