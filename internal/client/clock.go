@@ -58,17 +58,24 @@ func (k *platformClock) offset(host string) (time.Duration, bool) {
 	return d, ok
 }
 
-// PlatformTime converts local, a moment on this machine's clock, to the clock of the
-// score API's host (publishing_url), as learned from the Date headers of its answers.
-// known is false while no answer of that host carried a Date: local is then returned
-// as it is.
-func (c *Client) PlatformTime(local time.Time) (t time.Time, known bool) {
+// PlatformClockOffset is how far the clock of the score API's host (publishing_url)
+// is from this machine's (platform minus local), as learned from the Date headers of
+// its answers; known is false while none carried a Date.
+func (c *Client) PlatformClockOffset() (offset time.Duration, known bool) {
 	host := ""
 	if base, err := c.PublishingURL(); err == nil {
 		if u, err := url.Parse(base); err == nil {
 			host = u.Host
 		}
 	}
-	d, ok := c.clock.offset(host)
+	return c.clock.offset(host)
+}
+
+// PlatformTime converts local, a moment on this machine's clock, to the clock of the
+// score API's host (publishing_url), as learned from the Date headers of its answers.
+// known is false while no answer of that host carried a Date: local is then returned
+// as it is.
+func (c *Client) PlatformTime(local time.Time) (t time.Time, known bool) {
+	d, ok := c.PlatformClockOffset()
 	return local.Add(d), ok
 }

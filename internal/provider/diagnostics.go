@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -48,7 +50,26 @@ func causeLead(err error) string {
 	var netErr *client.NetworkError
 	var rateErr *client.RetryAfterError
 	var apiErr *client.APIError
+	var foreign *client.ForeignAnswerError
+	var countErr *client.CountError
+	var pagingErr *client.PagingError
 	switch {
+	case errors.Is(err, context.Canceled):
+		return interruptedLead
+	case errors.As(err, &foreign):
+		setting := foreign.Setting
+		if setting == "" {
+			setting = "the platform's address"
+		}
+		return fmt.Sprintf("The address in %s answered with %s (HTTP %d), not the platform's JSON: check the address, and "+
+			"whether a proxy, a web application firewall or a captive portal is in the way. The provider took the answer for "+
+			"no success.", setting, foreign.What, foreign.Status)
+	case errors.As(err, &countErr):
+		return fmt.Sprintf("The platform answered a count of %d that cannot be true for the request, so the provider does "+
+			"not pass it on: the platform ignored a parameter of the count.", countErr.Count)
+	case errors.As(err, &pagingErr):
+		return "The platform's list pages did not advance (it ignored the page parameters), so the provider stopped " +
+			"reading them instead of looping."
 	case errors.As(err, &netErr) && !client.IsUnknownOutcome(err):
 		return networkLead(netErr)
 	case errors.As(err, &addrErr):
@@ -94,6 +115,31 @@ func causeLead(err error) string {
 	return ""
 }
 
+// interruptedLead is the first sentence for a call stopped by an interrupt (Ctrl-C).
+const interruptedLead = "Interrupted: Terraform was stopped (Ctrl-C or a cancelled run) while this call was on its way. " +
+	"The settings are not at fault; run the command again."
+
+// interrupted reports whether err is a call stopped by an interrupt.
+func interrupted(ctx context.Context, err error) bool {
+	return errors.Is(err, context.Canceled) || (err != nil && errors.Is(ctx.Err(), context.Canceled))
+}
+
+// addReadError reports a failed refresh read. An interrupt (Ctrl-C) stops every read
+// in flight at once; it is reported once per provider process, without the details
+// that would send the user to the settings: the other reads keep their prior state,
+// which the stopped run does not save anyway.
+func addReadError(ctx context.Context, c *client.Client, diags *diag.Diagnostics, summary, detail string, err error) {
+	if interrupted(ctx, err) {
+		if c.FirstInterruption() {
+			diags.AddError("Interrupted", "Terraform was stopped (Ctrl-C or a cancelled run) while the provider was reading "+
+				"objects from the platform; the reads still on their way were abandoned. The settings are not at fault, and "+
+				"nothing was changed by these reads. Run the command again.")
+		}
+		return
+	}
+	addClientError(diags, summary, detail, err)
+}
+
 // networkLead is the first sentence of a diagnostic for a request that got no answer:
 // what happened, at which address setting, and what to check.
 func networkLead(e *client.NetworkError) string {
@@ -111,8 +157,40 @@ func networkLead(e *client.NetworkError) string {
 		return fmt.Sprintf("Nothing answered at %s (from %s) within %s × %d attempt(s): check %s and the network path to it, "+
 			"or raise request_timeout for a slow platform.", e.Host, setting, e.Timeout, max(e.Attempts, 1), setting)
 	case client.NetworkTLS:
+		return tlsLead(e, setting)
+	}
+	return fmt.Sprintf("The connection to %s (from %s) failed: check %s and the network path to it.", e.Host, setting, setting)
+}
+
+// tlsLead is the first sentence for a certificate that failed verification, by cause:
+// the advice for an untrusted authority (ca_cert_pem) helps with nothing else.
+func tlsLead(e *client.NetworkError, setting string) string {
+	p := e.TLS
+	if p == nil {
+		p = &client.TLSProblem{Kind: client.TLSOther}
+	}
+	switch p.Kind {
+	case client.TLSOtherNames:
+		names := "no host names"
+		if len(p.Names) > 0 {
+			names = strings.Join(p.Names, ", ")
+		}
+		return fmt.Sprintf("The TLS certificate of %s (from %s) is issued for other names (%s), not for %s, the host "+
+			"%s uses: set %s to an address with one of those names, or have the platform's certificate issued for %s.",
+			e.Host, setting, names, p.Host, setting, setting, p.Host)
+	case client.TLSExpired:
+		if p.Now.Before(p.NotBefore) {
+			return fmt.Sprintf("The TLS certificate of %s (from %s) is not valid yet: it is valid from %s, and this machine's "+
+				"clock says %s. Check this machine's clock.", e.Host, setting, p.NotBefore.UTC().Format(time.RFC3339),
+				p.Now.UTC().Format(time.RFC3339))
+		}
+		return fmt.Sprintf("The TLS certificate of %s (from %s) expired at %s (this machine's clock says %s): the platform "+
+			"must renew its certificate, or this machine's clock is wrong.", e.Host, setting,
+			p.NotAfter.UTC().Format(time.RFC3339), p.Now.UTC().Format(time.RFC3339))
+	case client.TLSAuthority:
 		return fmt.Sprintf("The TLS certificate of %s (from %s) is not trusted by this machine: if a private certificate "+
 			"authority signed it, set ca_cert_pem to that authority's certificate in PEM form.", e.Host, setting)
 	}
-	return fmt.Sprintf("The connection to %s (from %s) failed: check %s and the network path to it.", e.Host, setting, setting)
+	return fmt.Sprintf("The TLS certificate of %s (from %s) failed verification: check the platform's certificate and %s.",
+		e.Host, setting, setting)
 }

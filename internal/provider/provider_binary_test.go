@@ -57,6 +57,9 @@ func TestAccProviderBinary(t *testing.T) {
 		{"adopt scores with import for_each", testAdoptWithForEach},
 		{"batched refresh of 150 scores", testBatchedRefresh},
 		{"cancel a command with -invoke", testInvokeCancelCommand},
+		{"two states, one alias, a lost publish answer", testTwoStatesOneAlias},
+		{"destroy through a catch-all front end", testCatchAllDestroy},
+		{"interrupted refresh", testInterruptedRefresh},
 	} {
 		t.Run(sub.name, func(t *testing.T) {
 			t.Parallel()

@@ -152,7 +152,7 @@ func (r *externalAuthenticationResource) Read(ctx context.Context, req resource.
 	// the state (a 404 comes back as an address error).
 	current, err := r.client.GetExternalAuthentication(ctx)
 	if err != nil {
-		addClientError(&resp.Diagnostics, "Unable to read external authentication settings",
+		addReadError(ctx, r.client, &resp.Diagnostics, "Unable to read external authentication settings",
 			externalAuthDetail("The external authentication settings could not be read."), err)
 		return
 	}

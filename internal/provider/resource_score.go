@@ -214,6 +214,11 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 	// waiting leaves it in the state rather than orphaned on the platform.
 	ctx = logResource(ctx, score.ID)
 	tflog.Debug(ctx, "Score published", map[string]any{"status": score.Status})
+	if score.Recovered != "" {
+		resp.Diagnostics.AddWarning("Score published; its answer was lost",
+			plan.detail(fmt.Sprintf("The platform's answer to the publish was lost or could not be read, so the provider looked "+
+				"for the score this apply can have created and adopted score %s: %s.", score.ID, score.Recovered)))
+	}
 	setScoreIdentity(ctx, resp.Identity, score.ID, &resp.Diagnostics)
 	plan.refresh(score)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -263,7 +268,12 @@ func publishHint(err error, alias string) string {
 	if errors.As(err, &apiErr) {
 		status = apiErr.Status
 	}
+	var ambiguous *client.AmbiguousPublishError
 	switch {
+	case errors.As(err, &ambiguous):
+		return fmt.Sprintf("Several scores of this score_url were published since this apply sent its request; any of them "+
+			"may be this one. Import the one this resource should manage (terraform import <resource address> %s) and "+
+			"delete the others, or delete all of them and apply again.", ambiguous.IDs[0])
 	case client.IsUnknownOutcome(err) && alias == "":
 		return "The platform may have published the score although its answer was lost or could not be read. Before applying " +
 			"again, find it (data source mediaplatform_scores with score_url set to this address) and import it with " +
@@ -301,7 +311,7 @@ func (r *scoreResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		return
 	}
 	if err != nil {
-		addClientError(&resp.Diagnostics, "Unable to read score", state.detail("Check the provider settings and try again."), err)
+		addReadError(ctx, r.client, &resp.Diagnostics, "Unable to read score", state.detail("Reading it failed."), err)
 		return
 	}
 	state.refresh(score)

@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"strings"
+	"net/url"
+	pathpkg "path"
+	"regexp"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -226,7 +228,9 @@ func (r *scoreViewResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 			fmt.Sprintf("The view of score %q has no readable expires_at (%q) in the state, so this plan replaces it with a new view.",
 				state.Score.ValueString(), state.ExpiresAt.ValueString()))
 	} else {
-		left := time.Until(expiresAt)
+		// expires_at is on the platform's clock, which may be hours away from this
+		// machine's: judge the time left on it.
+		left := expiresAt.Sub(time.Now().Add(r.platformClockOffset(ctx, req.Private)))
 		if left >= renewBefore {
 			return
 		}
@@ -259,11 +263,52 @@ func (r *scoreViewResource) Create(ctx context.Context, req resource.CreateReque
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, viewScoreKey, privateString(scoreUUID))...)
+	r.recordPlatformClock(ctx, resp.Private, &resp.Diagnostics)
 }
 
 // viewScoreKey is the private state key holding the UUID of the score a view was
 // created for: score may name it by alias, and an alias can move to another score.
 const viewScoreKey = "score_uuid"
+
+// viewClockKey is the private state key holding the offset of the platform's clock
+// (milliseconds, platform minus local) when the view was last created or read: a plan
+// with -refresh=false makes no request to learn it from.
+const viewClockKey = "platform_clock_offset_ms"
+
+// privateKeys is what a resource's private state offers (CreateResponse.Private and
+// the others are each of their own type).
+type privateKeys interface {
+	GetKey(context.Context, string) ([]byte, diag.Diagnostics)
+	SetKey(context.Context, string, []byte) diag.Diagnostics
+}
+
+// recordPlatformClock keeps the offset of the platform's clock in the private state,
+// when this run has learned it.
+func (r *scoreViewResource) recordPlatformClock(ctx context.Context, private privateKeys, diags *diag.Diagnostics) {
+	if offset, known := r.client.PlatformClockOffset(); known {
+		b, _ := json.Marshal(offset.Milliseconds())
+		diags.Append(private.SetKey(ctx, viewClockKey, b)...)
+	}
+}
+
+// platformClockOffset is the offset of the platform's clock: as this run learned it,
+// else as recorded when the view was last created or read, else none (this machine's
+// clock).
+func (r *scoreViewResource) platformClockOffset(ctx context.Context, private privateKeys) time.Duration {
+	if r.client != nil {
+		if offset, known := r.client.PlatformClockOffset(); known {
+			return offset
+		}
+	}
+	if private == nil {
+		return 0
+	}
+	var ms int64
+	if b, _ := private.GetKey(ctx, viewClockKey); len(b) > 0 && json.Unmarshal(b, &ms) == nil {
+		return time.Duration(ms) * time.Millisecond
+	}
+	return 0
+}
 
 // Read cannot read the view back (the API has no such call), but it checks the view's
 // score: a view whose score is gone, or whose alias now names another score, opens
@@ -285,7 +330,7 @@ func (r *scoreViewResource) Read(ctx context.Context, req resource.ReadRequest, 
 		return
 	}
 	if err != nil {
-		addClientError(&resp.Diagnostics, "Unable to read the score of a score view",
+		addReadError(ctx, r.client, &resp.Diagnostics, "Unable to read the score of a score view",
 			fmt.Sprintf("View %s of score %q: reading the score failed.", state.ID.ValueString(), state.Score.ValueString()), err)
 		return
 	}
@@ -302,6 +347,7 @@ func (r *scoreViewResource) Read(ctx context.Context, req resource.ReadRequest, 
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	// A state written before the score was recorded learns it now.
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, viewScoreKey, privateString(score.ID))...)
+	r.recordPlatformClock(ctx, resp.Private, &resp.Diagnostics)
 }
 
 // privateString encodes s as a private state value (which must be JSON).
@@ -347,6 +393,29 @@ func viewID(platformID string) string {
 	return "view-" + hex.EncodeToString(sum[:10])
 }
 
+// viewDigestForm matches an id in exactly the form viewID writes.
+var viewDigestForm = regexp.MustCompile(`^view-[0-9a-f]{20}$`)
+
+// upgradedViewID is the id of a version 0 state in version 1: the digest. An id
+// already in the digest's form is kept only when it is not the viewer URL's last
+// segment (the platform's own view ids may look like view-<hex>, and such an id is
+// the secret itself); an empty id gets the digest of the view id in viewer_url.
+func upgradedViewID(id, viewerURL string) types.String {
+	secret := ""
+	if u, err := url.Parse(viewerURL); err == nil && viewerURL != "" {
+		secret = pathpkg.Base(u.Path)
+	}
+	switch {
+	case viewDigestForm.MatchString(id) && id != secret:
+		return types.StringValue(id)
+	case id != "":
+		return types.StringValue(viewID(id))
+	case secret != "" && secret != "/" && secret != ".":
+		return types.StringValue(viewID(secret))
+	}
+	return types.StringNull()
+}
+
 // UpgradeState moves states written before version 1, whose id was the platform's
 // view id (and so revealed the viewer URL), to the digest.
 func (r *scoreViewResource) UpgradeState(ctx context.Context) map[int64]resource.StateUpgrader {
@@ -363,9 +432,7 @@ func (r *scoreViewResource) UpgradeState(ctx context.Context) map[int64]resource
 				if resp.Diagnostics.HasError() {
 					return
 				}
-				if id := state.ID.ValueString(); id != "" && !strings.HasPrefix(id, "view-") {
-					state.ID = types.StringValue(viewID(id))
-				}
+				state.ID = upgradedViewID(state.ID.ValueString(), state.ViewerURL.ValueString())
 				resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 			},
 		},

@@ -14,16 +14,31 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 )
 
-// TestScoreViewStateUpgrade upgrades a state written by schema version 0, whose id
-// was the view id (the last segment of viewer_url), to the digest.
+// TestScoreViewStateUpgrade upgrades states written by schema version 0, whose id was
+// the view id (the last segment of viewer_url), to the digest: also when the
+// platform's view ids look like the digest (view-<hex>), and when the id is null.
 func TestScoreViewStateUpgrade(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	r := &scoreViewResource{}
 	upgrader := r.UpgradeState(ctx)[0]
-	// The attributes as schema version 0 wrote them.
-	raw := tfprotov6.RawState{JSON: []byte(`{
-  "id": "8bd41c2e5f",
+	current := &resource.SchemaResponse{}
+	r.Schema(ctx, resource.SchemaRequest{}, current)
+	digestLike := "view-0123456789abcdef0123" // a platform view id in the digest's very form
+	for name, tc := range map[string]struct {
+		id, viewerURL, want string
+	}{
+		"platform view id":                     {`"8bd41c2e5f"`, "https://host/viewer/8bd41c2e5f", viewID("8bd41c2e5f")},
+		"platform view id in the digest form":  {`"` + digestLike + `"`, "https://host/viewer/" + digestLike, viewID(digestLike)},
+		"platform view id starting with view-": {`"view-17"`, "https://host/viewer/view-17", viewID("view-17")},
+		"null id":                              {`null`, "https://host/viewer/8bd41c2e5f", viewID("8bd41c2e5f")},
+		"digest already":                       {`"` + viewID("8bd41c2e5f") + `"`, "https://host/viewer/8bd41c2e5f", viewID("8bd41c2e5f")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			// The attributes as schema version 0 wrote them.
+			raw := tfprotov6.RawState{JSON: []byte(fmt.Sprintf(`{
+  "id": %s,
   "score": "my-score",
   "printable": null,
   "pages": null,
@@ -31,29 +46,30 @@ func TestScoreViewStateUpgrade(t *testing.T) {
   "lang": null,
   "expires_in": null,
   "renew_before": "10m",
-  "viewer_url": "https://host/viewer/8bd41c2e5f",
+  "viewer_url": %q,
   "created_at": "2026-11-21T10:15:00Z",
   "expires_at": "2026-11-21T12:15:00Z"
-}`)}
-	value, err := raw.UnmarshalWithOpts(upgrader.PriorSchema.Type().TerraformType(ctx), tfprotov6.UnmarshalOpts{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	current := &resource.SchemaResponse{}
-	r.Schema(ctx, resource.SchemaRequest{}, current)
-	req := resource.UpgradeStateRequest{State: &tfsdk.State{Schema: *upgrader.PriorSchema, Raw: value}}
-	resp := &resource.UpgradeStateResponse{State: tfsdk.State{Schema: current.Schema}}
-	upgrader.StateUpgrader(ctx, req, resp)
-	if resp.Diagnostics.HasError() {
-		t.Fatal(resp.Diagnostics)
-	}
-	var got scoreViewModel
-	resp.Diagnostics.Append(resp.State.Get(ctx, &got)...)
-	if got.ID.ValueString() != viewID("8bd41c2e5f") || strings.Contains(got.ID.ValueString(), "8bd41c2e5f") {
-		t.Errorf("upgraded id %q, want %q", got.ID.ValueString(), viewID("8bd41c2e5f"))
-	}
-	if got.ViewerURL.ValueString() != "https://host/viewer/8bd41c2e5f" || got.Score.ValueString() != "my-score" {
-		t.Errorf("the other attributes changed: %+v", got)
+}`, tc.id, tc.viewerURL))}
+			value, err := raw.UnmarshalWithOpts(upgrader.PriorSchema.Type().TerraformType(ctx), tfprotov6.UnmarshalOpts{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := resource.UpgradeStateRequest{State: &tfsdk.State{Schema: *upgrader.PriorSchema, Raw: value}}
+			resp := &resource.UpgradeStateResponse{State: tfsdk.State{Schema: current.Schema}}
+			upgrader.StateUpgrader(ctx, req, resp)
+			if resp.Diagnostics.HasError() {
+				t.Fatal(resp.Diagnostics)
+			}
+			var got scoreViewModel
+			resp.Diagnostics.Append(resp.State.Get(ctx, &got)...)
+			secret := tc.viewerURL[strings.LastIndex(tc.viewerURL, "/")+1:]
+			if got.ID.ValueString() != tc.want || strings.Contains(got.ID.ValueString(), secret) {
+				t.Errorf("upgraded id %q, want %q", got.ID.ValueString(), tc.want)
+			}
+			if got.ViewerURL.ValueString() != tc.viewerURL || got.Score.ValueString() != "my-score" {
+				t.Errorf("the other attributes changed: %+v", got)
+			}
+		})
 	}
 }
 

@@ -1,0 +1,492 @@
+package provider
+
+// The provider on every legal reading of the specification (contract §V), behind
+// gateways that answer in the platform's place, and with the platform's clock away
+// from this machine's.
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
+)
+
+// fieldPlatformScores is how many scores the platform of the readings test holds
+// before the configuration adds its own: more than one list page, so that a walk
+// over pages that do not advance would show.
+const fieldPlatformScores = 120
+
+// TestAccField_everyReading applies, re-plans and destroys one configuration with
+// scores, a view, the settings, mediaplatform_scores and mediaplatform_score_count on
+// the emulator under each reading of contract §V.
+func TestAccField_everyReading(t *testing.T) {
+	t.Parallel()
+	for _, reading := range append([]string{"contract"}, emulator.ReadingNames()...) {
+		t.Run(reading, func(t *testing.T) {
+			t.Parallel()
+			emu := newTestEmulatorWith(t, "a reading of the specification", emulator.Options{RenderDelay: testRenderDelay})
+			ctl := emu.control(t, "readings")
+			c := emu.client(t)
+			for i := range fieldPlatformScores {
+				if _, err := c.PublishScore(context.Background(), client.PublishScoreInput{
+					ScoreURL: fmt.Sprintf("https://cdn.example/platform/%03d.sib", i),
+				}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := c.Close(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			var readings emulator.Readings
+			if reading != "contract" {
+				if err := readings.Set(reading); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ctl.SetFaults(emulator.Faults{Readings: readings})
+			alias := "field-" + accName()
+			config := emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_external_authentication" "test" {
+  domain_name = "CORP"
+  enabled     = true
+  servers     = [{ address = "dc1.corp.example", port = 636 }]
+}
+resource "mediaplatform_score" "aliased" {
+  score_url = %[1]q
+  score_id  = %[2]q
+}
+resource "mediaplatform_score" "plain" {
+  score_url = %[3]q
+}
+resource "mediaplatform_score_view" "test" {
+  score = mediaplatform_score.aliased.score_id
+}
+data "mediaplatform_scores" "all" {
+  depends_on = [mediaplatform_score.aliased, mediaplatform_score.plain]
+}
+data "mediaplatform_score_count" "tail" {
+  depends_on = [mediaplatform_score.aliased, mediaplatform_score.plain]
+  offset     = %[4]d
+}
+data "mediaplatform_score_count" "plain" {
+  depends_on = [mediaplatform_score.plain]
+  score_url  = %[3]q
+}
+`, accScoreURL(alias), alias, accScoreURL(alias+"-plain"), fieldPlatformScores-3)
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviderFactories(t),
+				Steps: []resource.TestStep{
+					{
+						Config: config,
+						ConfigStateChecks: []statecheck.StateCheck{
+							statecheck.ExpectKnownValue("data.mediaplatform_scores.all", tfjsonpath.New("scores"),
+								knownvalue.ListSizeExact(fieldPlatformScores+2)),
+							statecheck.ExpectKnownValue("data.mediaplatform_score_count.tail", tfjsonpath.New("total"), knownvalue.Int64Exact(5)),
+							statecheck.ExpectKnownValue("data.mediaplatform_score_count.plain", tfjsonpath.New("total"), knownvalue.Int64Exact(1)),
+							statecheck.ExpectKnownValue("mediaplatform_external_authentication.test", tfjsonpath.New("domain_name"),
+								knownvalue.StringExact("CORP")),
+							statecheck.ExpectKnownValue("mediaplatform_score.aliased", tfjsonpath.New("status"), knownvalue.StringExact("idle")),
+						},
+					},
+					{
+						Config: config,
+						ConfigPlanChecks: resource.ConfigPlanChecks{
+							PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+						},
+					},
+				},
+				CheckDestroy: func(*terraform.State) error {
+					if n := ctl.Stats().Scores; n != fieldPlatformScores {
+						return fmt.Errorf("after destroy the platform holds %d scores, want the %d it had", n, fieldPlatformScores)
+					}
+					return nil
+				},
+			})
+		})
+	}
+}
+
+// blockedPage is what a WAF, a captive portal or a catch-all front end answers in
+// the platform's place.
+var blockedPage = &faultproxy.Answer{
+	Status: http.StatusOK, Header: http.Header{"Content-Type": {"text/html; charset=utf-8"}},
+	Body: "<!DOCTYPE html><html><head><title>Request blocked</title></head><body>Request blocked.</body></html>",
+}
+
+// TestAccField_htmlDeleteForgetsNothing: a WAF answers DELETE with a 200 page. The
+// destroy fails naming what answered, the score stays in the state and on the
+// platform, and once the WAF lets DELETE through the destroy completes.
+func TestAccField_htmlDeleteForgetsNothing(t *testing.T) {
+	t.Parallel()
+	emu, proxy := newProxiedTestEmulator(t, "a WAF in front of the platform")
+	ctl := emu.control(t, "score counts")
+	config := emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  score_url = %q
+}
+`, accScoreURL("waf"))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				PreConfig: func() {
+					proxy.Add(faultproxy.Fault{Method: http.MethodDelete, Path: `/scores/`, Respond: blockedPage})
+				},
+				Config:  config,
+				Destroy: true,
+				ExpectError: errorPattern("Unable to delete score", "The address in publishing_url answered with an HTML page",
+					"proxy", "still exists"),
+			},
+			{
+				PreConfig: func() {
+					if n := ctl.Stats().Scores; n != 1 {
+						t.Errorf("after the blocked destroy the platform holds %d scores, want 1", n)
+					}
+					proxy.Clear()
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+		},
+		CheckDestroy: func(*terraform.State) error {
+			if n := ctl.Stats().Scores; n != 0 {
+				return fmt.Errorf("after destroy the platform holds %d scores", n)
+			}
+			return nil
+		},
+	})
+}
+
+// TestAccField_htmlPageLeadsWithItsCause: a captive portal answers every request
+// with a 200 HTML page: the error says so, naming the setting, instead of quoting a
+// JSON parser.
+func TestAccField_htmlPageLeadsWithItsCause(t *testing.T) {
+	t.Parallel()
+	emu, proxy := newProxiedTestEmulator(t, "a captive portal")
+	proxy.Add(faultproxy.Fault{Respond: blockedPage})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{{
+			Config: emu.providerConfig() + `
+data "mediaplatform_health" "test" {}
+`,
+			ExpectError: regexp.MustCompile(`The address in platform_url answered with an HTML page \(HTTP 200\), not the\s+platform's JSON`),
+		}},
+	})
+}
+
+// TestAccField_lostPublishAnswerAdoptsItsScore: without an alias, a publish whose
+// answer is lost (cut, or emptied) is recovered by its score_url: the state holds the
+// one score this apply created, with no duplicate, and the next plan is empty.
+func TestAccField_lostPublishAnswerAdoptsItsScore(t *testing.T) {
+	t.Parallel()
+	for name, fault := range map[string]faultproxy.Fault{
+		"truncated": {Method: http.MethodPost, Path: `/scores$`, Body: faultproxy.Truncate(20), Times: 1},
+		"empty 200": {Method: http.MethodPost, Path: `/scores$`, Body: faultproxy.Replace(""), Times: 1},
+		"no answer": {Method: http.MethodPost, Path: `/scores$`, Drop: true, Times: 1},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			emu, proxy := newProxiedTestEmulator(t, "a lost publish answer")
+			ctl := emu.control(t, "score counts")
+			proxy.Add(fault)
+			config := emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  score_url = %q
+}
+`, accScoreURL("lost"))
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviderFactories(t),
+				Steps: []resource.TestStep{
+					{
+						Config: config,
+						Check: func(*terraform.State) error {
+							if n := ctl.Stats().Scores; n != 1 {
+								return fmt.Errorf("the platform holds %d scores, want 1", n)
+							}
+							return nil
+						},
+					},
+					{
+						Config: config,
+						ConfigPlanChecks: resource.ConfigPlanChecks{
+							PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+						},
+					},
+				},
+			})
+		})
+	}
+}
+
+// testTwoStatesOneAlias: two states configure the same alias and score_url. The
+// second one's publish gets a 502 (before any effect) or loses its answer (after the
+// platform refused it with 409): the provider must not adopt the first state's score,
+// which it would then destroy with its own.
+func testTwoStatesOneAlias(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+	direct := newTestEmulatorWith(t, "two states and a gateway", emulator.Options{RenderDelay: testRenderDelay})
+	ctl := direct.control(t, "score counts")
+	proxy := faultproxy.Start(direct.URL)
+	t.Cleanup(proxy.Close)
+	proxied := servedTestEmulator(t, direct.emu, proxy.URL)
+	alias := "shared-" + accName()
+	config := fmt.Sprintf(`
+resource "mediaplatform_score" "shared" {
+  score_url = %q
+  score_id  = %q
+}
+`, accScoreURL(alias), alias)
+
+	first := newWorkspace(t, direct, config)
+	first.run("apply", "-auto-approve")
+	theirs := first.run("state", "show", "mediaplatform_score.shared")
+	// The first state's score is older than any publish of the second by more than the
+	// clock tolerance, as a score published minutes before would be.
+	time.Sleep(client.ClockTolerance + 500*time.Millisecond)
+
+	for name, fault := range map[string]faultproxy.Fault{
+		"502 before any effect": {Method: http.MethodPost, Path: `/scores$`, Respond: &faultproxy.Answer{Status: http.StatusBadGateway}},
+		"answer lost":           {Method: http.MethodPost, Path: `/scores$`, Drop: true},
+	} {
+		proxy.Clear()
+		proxy.Add(fault)
+		second := newWorkspace(t, proxied, config)
+		out, err := second.command("apply", "-auto-approve").CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "Unable to publish score") || !strings.Contains(string(out), "already used by score") {
+			t.Fatalf("%s: the second state's apply: %v\n%s", name, err, out)
+		}
+		if list := second.run("state", "list"); strings.TrimSpace(list) != "" {
+			t.Fatalf("%s: the second state adopted the first state's score:\n%s", name, list)
+		}
+	}
+	if n := ctl.Stats().Scores; n != 1 {
+		t.Errorf("the platform holds %d scores, want the first state's one", n)
+	}
+	if out := first.run("plan", "-detailed-exitcode"); !strings.Contains(out, "No changes") {
+		t.Errorf("the first state's plan:\n%s", out)
+	}
+	if now := first.run("state", "show", "mediaplatform_score.shared"); now != theirs {
+		t.Errorf("the first state's score changed:\n%s\nwas:\n%s", now, theirs)
+	}
+	first.run("destroy", "-auto-approve")
+}
+
+// testCatchAllDestroy: with -refresh=false, a destroy whose publishing_url was
+// mistyped to a catch-all web front end (200 and a page for every path) deletes
+// nothing, says so and forgets nothing.
+func testCatchAllDestroy(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+	emu := newTestEmulator(t)
+	ctl := emu.control(t, "score counts")
+	resources := fmt.Sprintf(`
+resource "mediaplatform_score" "a" {
+  score_url = %q
+}
+resource "mediaplatform_score" "b" {
+  score_url = %q
+}
+`, accScoreURL("catch-all-a"), accScoreURL("catch-all-b"))
+	w := newWorkspace(t, emu, resources)
+	w.run("apply", "-auto-approve")
+
+	frontEnd := faultproxy.StartRecorder()
+	t.Cleanup(frontEnd.Close)
+	frontEnd.SetAnswer(*blockedPage)
+	w.writeWith(fmt.Sprintf("publishing_url = %q", frontEnd.URL+"/publishing"), resources)
+	out, err := w.command("destroy", "-auto-approve", "-refresh=false").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "answered with an HTML page") || strings.Contains(string(out), "Destroy complete") {
+		t.Fatalf("destroy through a catch-all front end: %v\n%s", err, out)
+	}
+	if list := w.run("state", "list"); !strings.Contains(list, "mediaplatform_score.a") || !strings.Contains(list, "mediaplatform_score.b") {
+		t.Errorf("the state forgot scores that still exist:\n%s", list)
+	}
+	if n := ctl.Stats().Scores; n != 2 {
+		t.Errorf("the platform holds %d scores, want 2", n)
+	}
+	w.write(resources)
+	w.run("destroy", "-auto-approve")
+	if n := ctl.Stats().Scores; n != 0 {
+		t.Errorf("after the destroy with the right address the platform holds %d scores", n)
+	}
+}
+
+// testInterruptedRefresh sends Ctrl-C while a plan refreshes many scores: one
+// "Interrupted" error, and nothing about the settings.
+func testInterruptedRefresh(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+	emu, proxy := newProxiedTestEmulator(t, "held score reads")
+	var resources strings.Builder
+	for i := range 8 {
+		fmt.Fprintf(&resources, "resource \"mediaplatform_score\" \"s%d\" {\n  score_url = %q\n}\n", i, accScoreURL(fmt.Sprintf("ctrl-c-%d", i)))
+	}
+	w := newWorkspace(t, emu, resources.String())
+	w.writeWith(`refresh_strategy = "individual"`, resources.String())
+	w.run("apply", "-auto-approve")
+
+	release := make(chan struct{})
+	defer close(release)
+	held := proxy.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/scores/[^/]+$`, Hold: release})
+	cmd := w.command("plan")
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for proxy.Hits(held) < 8 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	got := out.String()
+	if n := strings.Count(got, "Error: Interrupted"); n != 1 || strings.Contains(got, "provider settings") ||
+		strings.Contains(got, "Unable to read score") {
+		t.Errorf("an interrupted refresh printed %d Interrupted errors, or blamed the settings:\n%s", n, got)
+	}
+	proxy.Clear()
+	w.run("destroy", "-auto-approve")
+}
+
+// TestAccField_viewOnThePlatformsClock: a view's remaining lifetime is judged on the
+// platform's clock. Three hours behind, a view of two hours is not replaced by the
+// plans after the apply, -refresh=false ones included (this machine's clock would say
+// it expired an hour ago); one hour ahead, a view of 20 s with renew_before 15 s is
+// replaced by a plan 7 s later (this machine's clock would give it an hour more).
+func TestAccField_viewOnThePlatformsClock(t *testing.T) {
+	t.Parallel()
+	t.Run("platform 3 h behind", func(t *testing.T) {
+		t.Parallel()
+		emu := newTestEmulatorWith(t, "a platform clock away from this machine's", emulator.Options{
+			RenderDelay: testRenderDelay, Faults: emulator.Faults{ClockOffsetSeconds: -3 * 3600},
+		})
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviderFactories(t),
+			Steps: []resource.TestStep{{
+				// The test harness plans after the apply with and without refresh: both empty.
+				Config: emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score_view" "test" {
+  score      = %q
+  expires_in = 7200
+}
+`, publishTestScore(t, emu).Alias),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			}},
+		})
+	})
+	t.Run("platform 1 h ahead", func(t *testing.T) {
+		t.Parallel()
+		emu := newTestEmulatorWith(t, "a platform clock away from this machine's", emulator.Options{
+			RenderDelay: testRenderDelay, Faults: emulator.Faults{ClockOffsetSeconds: 3600},
+		})
+		config := emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score_view" "test" {
+  score        = %q
+  expires_in   = 20
+  renew_before = "15s"
+}
+`, publishTestScore(t, emu).Alias)
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviderFactories(t),
+			Steps: []resource.TestStep{
+				{Config: config},
+				{
+					PreConfig: func() { time.Sleep(7 * time.Second) },
+					Config:    config,
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("mediaplatform_score_view.test", plancheck.ResourceActionReplace),
+					}},
+				},
+			},
+		})
+	})
+}
+
+// TestAccField_tlsErrorsByCause: with ca_cert_pem naming the right authority, a
+// certificate for other names and an expired one each lead with their own cause,
+// not with the advice to set ca_cert_pem.
+func TestAccField_tlsErrorsByCause(t *testing.T) {
+	t.Parallel()
+	t.Run("issued for other names", func(t *testing.T) {
+		t.Parallel()
+		emu, certPEM := newTLSTestEmulator(t)
+		// The test server's certificate names example.com, 127.0.0.1 and ::1: not localhost.
+		byName := servedTestEmulator(t, emu.control(t, "a TLS listener"), strings.Replace(emu.URL, "127.0.0.1", "localhost", 1))
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviderFactories(t),
+			Steps: []resource.TestStep{{
+				Config: providerConfigPlus(byName, fmt.Sprintf("ca_cert_pem = %q", certPEM)) + tlsTestResources,
+				ExpectError: errorPattern("is issued for other names (example.com, *.example.com, 127.0.0.1, ::1), not for localhost"),
+			}},
+		})
+	})
+	t.Run("expired", func(t *testing.T) {
+		t.Parallel()
+		emu, certPEM := newExpiredTLSTestEmulator(t)
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviderFactories(t),
+			Steps: []resource.TestStep{{
+				Config:      providerConfigPlus(emu, fmt.Sprintf("ca_cert_pem = %q", certPEM)) + tlsTestResources,
+				ExpectError: errorPattern("expired at 2020-01-02T00:00:00Z", "the platform must renew its certificate, or this machine's clock is wrong"),
+			}},
+		})
+	})
+}
+
+// newExpiredTLSTestEmulator serves an emulator over TLS with a self-signed
+// certificate for 127.0.0.1 that expired on 2020-01-02, and returns it with the
+// certificate in PEM form.
+func newExpiredTLSTestEmulator(t *testing.T) (*testEmulator, string) {
+	t.Helper()
+	if externalPlatform != nil {
+		t.Skip("needs the emulator's control surface: a TLS listener with an expired certificate")
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "expired platform"},
+		NotBefore: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC), NotAfter: time.Date(2020, 1, 2, 0, 0, 0, 0, time.UTC),
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, IsCA: true, BasicConstraintsValid: true,
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	emu := emulator.New(emulator.Options{RenderDelay: testRenderDelay})
+	srv := httptest.NewUnstartedServer(emu)
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}, MinVersion: tls.VersionTLS12}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return servedTestEmulator(t, emu, srv.URL), string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
+}
