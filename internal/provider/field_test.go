@@ -442,7 +442,7 @@ func TestAccField_tlsErrorsByCause(t *testing.T) {
 		resource.Test(t, resource.TestCase{
 			ProtoV6ProviderFactories: testProviderFactories(t),
 			Steps: []resource.TestStep{{
-				Config: providerConfigPlus(byName, fmt.Sprintf("ca_cert_pem = %q", certPEM)) + tlsTestResources,
+				Config:      providerConfigPlus(byName, fmt.Sprintf("ca_cert_pem = %q", certPEM)) + tlsTestResources,
 				ExpectError: errorPattern("is issued for other names (example.com, *.example.com, 127.0.0.1, ::1), not for localhost"),
 			}},
 		})
