@@ -139,8 +139,9 @@ resource "mediaplatform_score" "test" {
 }
 
 // TestAccReliability_dropAfterEffectWithoutAlias loses the answer to the publish
-// request of a score without an alias: the provider cannot tell whether it exists,
-// does not publish again, and says so with how to import it.
+// request of a score without an alias: the provider finds the score it created by its
+// score_url (created since the request was sent) and adopts it, without publishing
+// again.
 func TestAccReliability_dropAfterEffectWithoutAlias(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
@@ -154,13 +155,22 @@ resource "mediaplatform_score" "test" {
   score_url = "https://cdn.example/scores/dropped.sib"
 }
 `,
-			ExpectError: errorPattern("Unable to publish score", "may have published the score", "terraform import"),
+			Check: func(st *terraform.State) error {
+				if s := ctl.Stats(); s.Scores != 1 || s.Requests[publishRoute(ctl)] != 1 {
+					return fmt.Errorf("%d scores after %d publish requests, want 1 and 1: the request took effect once and "+
+						"was not repeated", s.Scores, s.Requests[publishRoute(ctl)])
+				}
+				scores, err := emu.client(t).ListAllScores(context.Background(), client.ScoreCriteria{}, 0, 0)
+				if err != nil || len(scores) != 1 {
+					return fmt.Errorf("listing: %d, %v", len(scores), err)
+				}
+				return resource.TestCheckResourceAttr("mediaplatform_score.test", "id", scores[0].ID)(st)
+			},
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
 		}},
 	})
-	if s := ctl.Stats(); s.Scores != 1 || s.Requests[publishRoute(ctl)] != 1 {
-		t.Errorf("%d scores after %d publish requests, want 1 and 1: the request took effect once and was not repeated",
-			s.Scores, s.Requests[publishRoute(ctl)])
-	}
 }
 
 // TestAccReliability_tokenLifetime applies 40 scores that take seconds to render
