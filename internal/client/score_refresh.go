@@ -25,28 +25,41 @@ const (
 	// reads of a plan are answered in microseconds each, so 100,000 of them fit; and
 	// it bounds how old an answer can be to what a plan of that length risks anyway.
 	snapshotLifetime = 30 * time.Second
-	// snapshotPages is how many list pages are read at a time.
-	snapshotPages = 4
+	// maxPagesInFlight bounds the list pages read at once: one per read waiting for
+	// the listing, at most this many.
+	maxPagesInFlight = 10
+	// minWait is the least a read may wait for the count or the listing. On loopback a
+	// GET takes a fraction of a millisecond and a page of 100 scores a few: below a few
+	// milliseconds, a wait costs less than Terraform's own work on one resource, while
+	// giving up on it costs a request.
+	minWait = 5 * time.Millisecond
 )
 
 // scoreRefresh decides, for the reads of RefreshScore, between one GET per score
-// and one listing of all the platform's scores, the cheaper of the two:
+// and one listing of the platform's scores, and makes sure that no read is ever
+// slower for it than its own GET, whatever the platform's size:
 //
-//   - The first read is a GET. When a second read comes while no count is known, it
-//     counts the platform's scores (one request); reads arriving meanwhile wait for
-//     the count, so that they take part in the decision.
-//   - With the count known, reads go on as GETs until as many have been made as the
-//     listing would cost (its pages), then one listing (pages read concurrently)
-//     answers every read that starts after it was requested, those waiting for it
-//     included: the classic rent-or-buy rule, never more than about twice the
-//     cheaper strategy's requests plus the count, whatever the number of reads and
-//     the platform's size. A configuration of one score pays nothing extra.
+//   - The first read is a GET. The second starts a count of the platform's scores
+//     (one request) and, like every read while no listing is under way, makes its
+//     own GET meanwhile: nobody waits for the count.
+//   - With the count known, once the reads since the last write reach the number of
+//     list pages that hold the platform's scores (the rent-or-buy rule), a listing is
+//     requested. It reads pages only while reads want them: each read that does not
+//     find its score in the pages read so far waits, and every waiting read keeps
+//     one page in flight (at most maxPagesInFlight), in the list's order. When the
+//     reads stop coming, or all find their scores, no further page is read: a team
+//     that manages a small share of a large platform pays a page or two, not the
+//     whole list.
+//   - A read waits for the listing no longer than its own GET takes (the measured
+//     cost of a GET, or of a list page when that is longer: the listing's requests
+//     are the GETs it saves); then it makes its GET. The pages already read answer
+//     what they hold; a complete listing answers every read.
 //   - A listing answers only reads that start after it was requested (the count
-//     that decides on it being its first request: the reads that waited for the
-//     count are answered from it, the reads before it are not), for
-//     snapshotLifetime; every write through the client (publish, delete) discards
-//     it and the count. A score it lacks is read with a GET (never reported gone on
-//     its word); a failed listing falls back to GETs.
+//     that decides on it being its first request), for snapshotLifetime; every write
+//     through the client (publish, delete) discards it and the count. A score it
+//     lacks is read with a GET (never reported gone on its word); a page that fails,
+//     comes back short before the last, or repeats a score listed before ends the
+//     listing for this generation, and reads go on with GETs.
 type scoreRefresh struct {
 	mu sync.Mutex
 	// generation counts the writes: a listing or count from an earlier generation
@@ -60,8 +73,12 @@ type scoreRefresh struct {
 	snapshot *scoreSnapshot
 	// failed is set after a listing failed: this generation reads with GETs.
 	failed bool
-	// now is the clock (tests); nil is time.Now.
-	now func() time.Time
+	// getCost and pageCost are moving averages of what one GET of a score and one
+	// list page took (zero before the first).
+	getCost, pageCost time.Duration
+	// now and after are the clock (tests); nil is the time package's.
+	now   func() time.Time
+	after func(time.Duration) <-chan time.Time
 }
 
 func (r *scoreRefresh) clock() time.Time {
@@ -71,25 +88,76 @@ func (r *scoreRefresh) clock() time.Time {
 	return time.Now()
 }
 
+func (r *scoreRefresh) timer(d time.Duration) <-chan time.Time {
+	if r.after != nil {
+		return r.after(d)
+	}
+	return time.After(d)
+}
+
+// observe adds one measured duration to a moving average (weight 1/4).
+func observe(avg *time.Duration, d time.Duration) {
+	if *avg == 0 {
+		*avg = d
+		return
+	}
+	*avg += (d - *avg) / 4
+}
+
+// waitBound is how long a read may wait for the listing: what its own GET would
+// take (see scoreRefresh). Called with r.mu held.
+func (r *scoreRefresh) waitBound() time.Duration {
+	return max(r.getCost, r.pageCost, minWait)
+}
+
 type countResult struct {
 	generation uint64
-	// requested is when the first read that needed the count started: the listing
-	// decided on by this count counts as requested then, the count being its first
-	// request.
+	// requested is when the read that needed the count started: the listing decided
+	// on by this count counts as requested then, the count being its first request.
 	requested time.Time
 	done      chan struct{}
 	total     int
 	err       error
 }
 
+// finished reports whether the count has its answer.
+func (c *countResult) finished() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// scoreSnapshot is one listing of the platform's scores, read page by page while
+// reads want it. Its fields other than generation, requested and pages are guarded
+// by scoreRefresh.mu.
 type scoreSnapshot struct {
 	generation uint64
 	// requested is when the listing was requested (see countResult.requested); it
 	// answers reads that start from then on, for snapshotLifetime.
 	requested time.Time
-	done      chan struct{}
-	byKey     map[string]*Score // by UUID and by alias
-	err       error
+	// pages is how many list pages hold the scores the count found.
+	pages int
+
+	byKey    map[string]*Score // by UUID and by alias, from the pages read
+	progress pageProgress      // the scores listed so far, to catch pages that repeat
+	next     int               // the next page to request
+	inFlight int               // pages requested and not yet read
+	read     int               // pages read
+	waiting  int               // reads waiting for a page
+	err      error             // set when the listing failed
+	changed  chan struct{}     // closed (and replaced) whenever a page arrives or the listing ends
+}
+
+// complete reports whether every page was read. Called with scoreRefresh.mu held.
+func (s *scoreSnapshot) complete() bool { return s.read == s.pages }
+
+// broadcast wakes every read waiting on the listing. Called with scoreRefresh.mu held.
+func (s *scoreSnapshot) broadcast() {
+	close(s.changed)
+	s.changed = make(chan struct{})
 }
 
 // invalidate discards the listing and the count: a write changed the platform.
@@ -98,11 +166,15 @@ func (r *scoreRefresh) invalidate() {
 	defer r.mu.Unlock()
 	r.generation++
 	r.reads = 0
+	if s := r.snapshot; s != nil && s.err == nil {
+		s.err = errors.New("a write through the client made the listing stale")
+		s.broadcast()
+	}
 	r.count, r.snapshot, r.failed = nil, nil, false
 }
 
 // RefreshScore reads a score by UUID or alias for a refresh, like GetScore and with
-// the same results, but with RefreshAuto it may answer from one listing of all the
+// the same results, but with RefreshAuto it may answer from one listing of the
 // platform's scores (see scoreRefresh).
 func (c *Client) RefreshScore(ctx context.Context, idOrAlias string) (*Score, error) {
 	if c.cfg.RefreshStrategy == RefreshIndividual {
@@ -111,7 +183,14 @@ func (c *Client) RefreshScore(ctx context.Context, idOrAlias string) (*Score, er
 	if s, ok := c.fromSnapshot(ctx, idOrAlias, c.refresh.clock()); ok {
 		return s, nil
 	}
-	return c.GetScore(ctx, idOrAlias)
+	start := time.Now()
+	s, err := c.GetScore(ctx, idOrAlias)
+	if err == nil || IsNotFound(err) {
+		c.refresh.mu.Lock()
+		observe(&c.refresh.getCost, time.Since(start))
+		c.refresh.mu.Unlock()
+	}
+	return s, err
 }
 
 // fromSnapshot answers a read that started at start from a listing when the rules
@@ -119,55 +198,58 @@ func (c *Client) RefreshScore(ctx context.Context, idOrAlias string) (*Score, er
 func (c *Client) fromSnapshot(ctx context.Context, idOrAlias string, start time.Time) (*Score, bool) {
 	r := &c.refresh
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.reads++
 	gen := r.generation
 	if snap := r.snapshot; snap.answers(gen, start) {
-		r.mu.Unlock()
-		return snap.lookup(ctx, idOrAlias)
+		return c.lookup(ctx, snap, idOrAlias, r.timer(r.waitBound()))
 	}
 	if r.failed || r.reads == 1 {
-		r.mu.Unlock()
 		return nil, false
 	}
-	// Reads keep coming: learn how many scores a listing would read (again, when
-	// the count is older than a listing may be).
+	// Reads keep coming: learn how many scores a listing would read (again, when the
+	// count is older than a listing may be).
 	count := r.count
 	if count == nil || count.generation != gen || start.Sub(count.requested) >= snapshotLifetime {
 		count = &countResult{generation: gen, requested: start, done: make(chan struct{})}
 		r.count = count
 		go c.countForRefresh(ctx, count)
 	}
-	r.mu.Unlock()
-
-	select {
-	case <-count.done:
-	case <-ctx.Done():
-		return nil, false
-	}
-	r.mu.Lock()
-	if r.generation != gen || count.err != nil {
+	deadline := r.timer(r.waitBound())
+	if !count.finished() {
+		// Wait for the count as long as a GET would take: it may say that a listing
+		// answers this read.
 		r.mu.Unlock()
-		return nil, false
+		select {
+		case <-count.done:
+		case <-deadline:
+		case <-ctx.Done():
+		}
+		r.mu.Lock()
+		if !count.finished() || r.generation != gen {
+			return nil, false
+		}
 	}
 	if snap := r.snapshot; snap.answers(gen, start) {
-		r.mu.Unlock()
-		return snap.lookup(ctx, idOrAlias)
+		return c.lookup(ctx, snap, idOrAlias, deadline)
 	}
-	if r.reads < pagesFor(count.total) || start.Before(count.requested) {
-		r.mu.Unlock()
+	if count.err != nil || r.failed || r.reads < pagesFor(count.total) || start.Before(count.requested) {
 		return nil, false
 	}
-	snap := &scoreSnapshot{generation: gen, requested: count.requested, done: make(chan struct{})}
+	snap := &scoreSnapshot{
+		generation: gen, requested: count.requested, pages: pagesFor(count.total),
+		byKey: map[string]*Score{}, changed: make(chan struct{}),
+	}
 	r.snapshot = snap
-	r.mu.Unlock()
-	go c.listForRefresh(ctx, snap, count.total)
-	return snap.lookup(ctx, idOrAlias)
+	logDebug(c.logContext(ctx), "listing the scores for a batched refresh", map[string]any{"count": count.total, "reads": r.reads})
+	return c.lookup(ctx, snap, idOrAlias, deadline)
 }
 
 // answers reports whether the listing may answer a read that started at start in
 // generation gen.
 func (s *scoreSnapshot) answers(gen uint64, start time.Time) bool {
-	return s != nil && s.generation == gen && !start.Before(s.requested) && start.Sub(s.requested) < snapshotLifetime
+	return s != nil && s.generation == gen && s.err == nil && !start.Before(s.requested) &&
+		start.Sub(s.requested) < snapshotLifetime
 }
 
 // pagesFor is the number of list pages that hold total scores (at least one).
@@ -175,23 +257,108 @@ func pagesFor(total int) int {
 	return max(1, (total+MaxListLimit-1)/MaxListLimit)
 }
 
-// lookup waits for the listing and answers from it; ok is false when the listing
-// failed, the caller gave up, or the score is not in it (a GET then confirms).
-func (s *scoreSnapshot) lookup(ctx context.Context, idOrAlias string) (*Score, bool) {
-	select {
-	case <-s.done:
-	case <-ctx.Done():
-		return nil, false
+// lookup answers a read from the listing: from the pages read so far, waiting for
+// more pages (and keeping one in flight while it waits) until deadline. ok is
+// false when the read is to make its own GET: the listing failed, ended without the
+// score (a GET confirms an absence), or the wait ran out. Called with r.mu held; it
+// releases the lock while it waits.
+func (c *Client) lookup(ctx context.Context, snap *scoreSnapshot, idOrAlias string, deadline <-chan time.Time) (*Score, bool) {
+	r := &c.refresh
+	for {
+		if s, ok := snap.byKey[idOrAlias]; ok {
+			return s, true
+		}
+		if snap.err != nil || snap.complete() {
+			return nil, false
+		}
+		snap.waiting++
+		c.requestPages(ctx, snap)
+		changed := snap.changed
+		r.mu.Unlock()
+		var gaveUp bool
+		select {
+		case <-changed:
+		case <-deadline:
+			gaveUp = true
+		case <-ctx.Done():
+			gaveUp = true
+		}
+		r.mu.Lock()
+		snap.waiting--
+		if gaveUp {
+			if s, ok := snap.byKey[idOrAlias]; ok {
+				return s, true
+			}
+			return nil, false
+		}
 	}
-	if s.err != nil {
-		return nil, false
+}
+
+// requestPages starts page reads, in the list's order, until one page is in flight
+// for every read waiting (at most maxPagesInFlight). Called with r.mu held.
+func (c *Client) requestPages(ctx context.Context, snap *scoreSnapshot) {
+	for snap.err == nil && snap.next < snap.pages && snap.inFlight < min(snap.waiting, maxPagesInFlight) {
+		page := snap.next
+		snap.next++
+		snap.inFlight++
+		go c.readPage(ctx, snap, page)
 	}
-	score, ok := s.byKey[idOrAlias]
-	return score, ok
+}
+
+// readPage reads one page of the listing and adds its scores. It runs apart from the
+// read that asked for it, which may give up waiting without cancelling the page.
+func (c *Client) readPage(ctx context.Context, snap *scoreSnapshot, page int) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cfg.RequestTimeout*time.Duration(c.cfg.MaxRetries+2))
+	defer cancel()
+	start := time.Now()
+	scores, err := c.ListScores(ctx, ListScoresInput{Offset: page * MaxListLimit, Limit: MaxListLimit})
+
+	r := &c.refresh
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	snap.inFlight--
+	if snap.err != nil {
+		return // failed meanwhile, or discarded by a write
+	}
+	switch {
+	case err != nil:
+	case len(scores) > MaxListLimit:
+		err = &PagingError{Offset: page * MaxListLimit, Detail: fmt.Sprintf("a page of %d scores came back for a limit of %d",
+			len(scores), MaxListLimit)}
+	case len(scores) < MaxListLimit && page < snap.pages-1:
+		err = errors.New("a list page before the last was short: the platform's pages are shorter than asked, " +
+			"or the list changed while it was read")
+	default:
+		err = snap.progress.check(scores, page*MaxListLimit)
+	}
+	if err != nil {
+		snap.err = err
+		if r.generation == snap.generation {
+			r.failed = true
+		}
+		snap.broadcast()
+		logDebug(c.logContext(ctx), "listing the scores for a batched refresh failed; reading scores one by one",
+			map[string]any{"error": err.Error()})
+		return
+	}
+	observe(&r.pageCost, time.Since(start))
+	for _, s := range scores {
+		snap.byKey[s.ID] = s
+		if s.Alias != "" {
+			snap.byKey[s.Alias] = s
+		}
+	}
+	snap.read++
+	// The reads waiting wake up, look, and those still missing their score keep the
+	// next pages coming.
+	snap.broadcast()
+	if snap.complete() {
+		logDebug(c.logContext(ctx), "scores listed for a batched refresh", map[string]any{"pages": snap.pages})
+	}
 }
 
 // countForRefresh counts the platform's scores. It runs apart from the read that
-// started it, which may give up waiting without cancelling the others' count.
+// started it.
 func (c *Client) countForRefresh(ctx context.Context, count *countResult) {
 	defer close(count.done)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cfg.RequestTimeout*time.Duration(c.cfg.MaxRetries+2))
@@ -201,64 +368,4 @@ func (c *Client) countForRefresh(ctx context.Context, count *countResult) {
 		logDebug(c.logContext(ctx), "counting the scores for a batched refresh failed; reading scores one by one",
 			map[string]any{"error": count.err.Error()})
 	}
-}
-
-// listForRefresh reads the pages of the score list that the count says there are,
-// snapshotPages at a time, and indexes the scores by UUID and alias. The pages are
-// read by offset, so a platform that serves shorter pages than asked (or a list that
-// shrank meanwhile) shows as a short page before the last: the listing is then given
-// up, not trusted. A score published after the count, or pushed past the last page,
-// is simply absent: its read makes a GET.
-func (c *Client) listForRefresh(ctx context.Context, snap *scoreSnapshot, total int) {
-	defer close(snap.done)
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cfg.RequestTimeout*time.Duration(c.cfg.MaxRetries+2))
-	defer cancel()
-	pages := make([][]*Score, pagesFor(total))
-	errs := make([]error, len(pages))
-	sem := make(chan struct{}, snapshotPages)
-	var wg sync.WaitGroup
-	for i := range pages {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			pages[i], errs[i] = c.ListScores(ctx, ListScoresInput{Offset: i * MaxListLimit, Limit: MaxListLimit})
-		})
-	}
-	wg.Wait()
-	err := errors.Join(errs...)
-	var progress pageProgress
-	for i, page := range pages {
-		switch {
-		case err != nil:
-		case len(page) > MaxListLimit:
-			err = &PagingError{Offset: i * MaxListLimit, Detail: fmt.Sprintf("a page of %d scores came back for a limit of %d",
-				len(page), MaxListLimit)}
-		case len(page) < MaxListLimit && i < len(pages)-1:
-			err = errors.New("a list page before the last was short: the platform's pages are shorter than asked, " +
-				"or the list changed while it was read")
-		default:
-			err = progress.check(page, i*MaxListLimit)
-		}
-	}
-	if err != nil {
-		c.refresh.mu.Lock()
-		if c.refresh.generation == snap.generation {
-			c.refresh.failed = true
-		}
-		c.refresh.mu.Unlock()
-		snap.err = err
-		logDebug(c.logContext(ctx), "listing the scores for a batched refresh failed; reading scores one by one",
-			map[string]any{"error": err.Error()})
-		return
-	}
-	snap.byKey = map[string]*Score{}
-	for _, page := range pages {
-		for _, s := range page {
-			snap.byKey[s.ID] = s
-			if s.Alias != "" {
-				snap.byKey[s.Alias] = s
-			}
-		}
-	}
-	logDebug(c.logContext(ctx), "scores listed for a batched refresh", map[string]any{"scores": len(snap.byKey), "pages": len(pages)})
 }

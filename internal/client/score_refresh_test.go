@@ -247,3 +247,105 @@ func raw(s *Score) string {
 	}
 	return string(s.Raw)
 }
+
+// TestRefreshScoreWaitsNoLongerThanAGet: a read that finds the listing in flight
+// waits for it only until its own GET's time is up (the injected timer fires), then
+// reads for itself, while the page it waited for is still on its way.
+func TestRefreshScoreWaitsNoLongerThanAGet(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{RenderDelay: time.Hour}) // statuses hold still
+	scores := env.publishScores(250)
+	c, proxy := env.proxiedClient()
+	timeUp := make(chan time.Time)
+	c.refresh.after = func(time.Duration) <-chan time.Time { return timeUp }
+	release := make(chan struct{})
+	proxy.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/scores$`, Hold: release})
+
+	for _, s := range scores[:2] { // a GET, then the count (and a GET)
+		if _, err := c.RefreshScore(env.ctx, s.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The third read reaches the three pages a listing costs: it requests the listing
+	// and waits for its first page, held by the proxy, until its time is up.
+	got := make(chan *Score, 1)
+	go func() {
+		s, err := c.RefreshScore(env.ctx, scores[2].ID)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- s
+	}()
+	for proxy.Count(http.MethodGet, `/scores$`) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	timeUp <- time.Now()
+	if s := <-got; s == nil || s.ID != scores[2].ID {
+		t.Fatalf("the read that gave up waiting: %v", s)
+	}
+	if n := proxy.Count(http.MethodGet, `/scores/[^/]+$`); n != 3 {
+		t.Errorf("%d GETs, want 3: the third read made its own once its time was up", n)
+	}
+	close(release)
+}
+
+// TestRefreshScoreListingStopsWithTheReads: reads of the 20 oldest scores of a
+// platform of 1,000 request a listing of 10 pages, which reads only the first: the
+// reads that follow find their scores there, nobody waits, and no further page is
+// read.
+func TestRefreshScoreListingStopsWithTheReads(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{RenderDelay: time.Hour}) // statuses hold still
+	scores := env.publishScores(1000)
+	c := env.client()
+	c.refresh.after = func(time.Duration) <-chan time.Time { return nil } // waits end only with their page
+	before := env.stats()
+	for _, s := range scores[:20] {
+		got, err := c.RefreshScore(env.ctx, s.ID)
+		if err != nil || got.ID != s.ID {
+			t.Fatalf("%s: %v, %v", s.ID, got, err)
+		}
+	}
+	cost := env.refreshRequests(before, env.stats())
+	if cost.pages != 1 || cost.counts != 1 || cost.gets != 9 {
+		t.Errorf("20 reads of the oldest scores of 1,000 cost %+v, want 9 GETs, 1 count and 1 page", cost)
+	}
+}
+
+// TestRefreshScorePagesFollowTheWaitingReads: every read waiting for the listing keeps
+// one page in flight, at most maxPagesInFlight.
+func TestRefreshScorePagesFollowTheWaitingReads(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{RenderDelay: time.Hour}) // statuses hold still
+	scores := env.publishScores(2000)
+	c, proxy := env.proxiedClient()
+	c.refresh.after = func(time.Duration) <-chan time.Time { return nil }
+	for _, s := range scores[:19] { // a GET, the count, GETs until 20 reads reach the 20 pages
+		if _, err := c.RefreshScore(env.ctx, s.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	release := make(chan struct{})
+	proxy.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/scores$`, Hold: release})
+	var wg sync.WaitGroup
+	for _, s := range scores[1990:] { // the newest: on the last page
+		wg.Go(func() {
+			if got, err := c.RefreshScore(env.ctx, s.ID); err != nil || got.ID != s.ID {
+				t.Errorf("%s: %v, %v", s.ID, got, err)
+			}
+		})
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for proxy.Count(http.MethodGet, `/scores$`) < maxPagesInFlight && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond) // room for a page too many to show
+	if n := proxy.Count(http.MethodGet, `/scores$`); n != maxPagesInFlight {
+		t.Errorf("10 reads waiting keep %d pages in flight, want %d", n, maxPagesInFlight)
+	}
+	close(release)
+	wg.Wait()
+	if n := proxy.Count(http.MethodGet, `/scores$`); n != 20 {
+		t.Errorf("%d pages read to find the newest scores of 2,000, want all 20", n)
+	}
+}
