@@ -40,8 +40,9 @@ const (
 // slower for it than its own GET, whatever the platform's size:
 //
 //   - The first read is a GET. The second starts a count of the platform's scores
-//     (one request) and, like every read while no listing is under way, makes its
-//     own GET meanwhile: nobody waits for the count.
+//     (one request); the reads that come while it runs wait for it as long as two
+//     GETs take (before the first GET is measured: as long as the count takes, at
+//     most request_timeout), then make their own GET.
 //   - With the count known, once the reads since the last write reach the number of
 //     list pages that hold the platform's scores (the rent-or-buy rule), a listing is
 //     requested. It reads pages only while reads want them: each read that does not
@@ -215,14 +216,20 @@ func (c *Client) fromSnapshot(ctx context.Context, idOrAlias string, start time.
 		r.count = count
 		go c.countForRefresh(ctx, count)
 	}
-	deadline := r.timer(r.waitBound())
 	if !count.finished() {
-		// Wait for the count as long as a GET would take: it may say that a listing
-		// answers this read.
+		// Wait for the count, one request as a GET is, which may say that a listing
+		// answers this read: as long as two GETs take (its answer takes counting), or,
+		// while no GET has been measured yet (the first wave of reads), as long as the
+		// count takes, at most what a GET may take (request_timeout).
+		wait := c.cfg.RequestTimeout // what one GET may take at most
+		if r.getCost > 0 {
+			wait = 2 * r.waitBound()
+		}
+		countDeadline := r.timer(wait)
 		r.mu.Unlock()
 		select {
 		case <-count.done:
-		case <-deadline:
+		case <-countDeadline:
 		case <-ctx.Done():
 		}
 		r.mu.Lock()
@@ -230,6 +237,7 @@ func (c *Client) fromSnapshot(ctx context.Context, idOrAlias string, start time.
 			return nil, false
 		}
 	}
+	deadline := r.timer(r.waitBound())
 	if snap := r.snapshot; snap.answers(gen, start) {
 		return c.lookup(ctx, snap, idOrAlias, deadline)
 	}
