@@ -73,6 +73,9 @@ type config struct {
 	publishingService string
 	readings          emulator.Readings
 	clockOffset       time.Duration
+	envFile           string
+	seedFile          string
+	accountsFile      string
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -95,6 +98,12 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		}
 		return nil
 	})
+	fs.StringVar(&c.envFile, "env-file", "", "once serving, write the MEDIAPLATFORM_* settings (addresses and credentials) "+
+		"to this `path`, one KEY=value line each, for `set -a; . PATH` or $GITHUB_ENV")
+	fs.StringVar(&c.seedFile, "seed", "", "preload the platform from this JSON `file` (settings, scores, command scripts); "+
+		"a reset returns to it")
+	fs.StringVar(&c.accountsFile, "accounts", "", "take the users and OAuth clients from this JSON `file` instead of the "+
+		"built-in ones")
 	fs.DurationVar(&c.clockOffset, "clock-offset", 0, "run the platform's clock this far from this machine's "+
 		"(its timestamps and Date headers), e.g. -3h for a platform three hours behind")
 	if err := fs.Parse(args); err != nil {
@@ -149,7 +158,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	emu := emulator.New(cfg.options())
+	opts := cfg.options()
+	if cfg.accountsFile != "" {
+		if opts.Users, opts.Clients, err = readAccounts(cfg.accountsFile); err != nil {
+			return err
+		}
+	}
+	if cfg.seedFile != "" {
+		if opts.Seed, err = emulator.ReadSeedFile(cfg.seedFile); err != nil {
+			return err
+		}
+		if err := opts.Seed.Validate(opts); err != nil {
+			return fmt.Errorf("-seed %s: %w", cfg.seedFile, err)
+		}
+	}
+	emu := emulator.New(opts)
+	settings := envSettings(emu.Options())
 
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", cfg.listen)
 	if err != nil {
@@ -200,10 +224,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if _, err := fmt.Fprintf(stdout, "%s\n", first); err != nil {
 		return err
 	}
-	printBanner(stdout, base, cfg, caPEM)
+	printBanner(stdout, base, cfg, emu.Options(), caPEM)
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
+	if cfg.envFile != "" {
+		// Written once the listener accepts: whoever waits for the file can go on.
+		if err := writeEnvFile(cfg.envFile, emu, base, settings); err != nil {
+			_ = srv.Close()
+			return err
+		}
+	}
 	select {
 	case err := <-served:
 		return err
@@ -219,15 +250,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func printBanner(w io.Writer, base string, cfg config, caPEM []byte) {
-	lines := []string{
-		"mediaplatform emulator serving on " + base + " (control surface " + base + "/_emulator/)",
-		"  admin API users:       admin / admin-secret        administrator",
-		"                         viewer / viewer-secret      no administrator rights (403 on /externalauth)",
-		"  platform users:        alice / alice-secret        administrator role",
-		"                         viewer / viewer-secret      regular user",
-		"  OAuth client:          terraform / terraform-secret",
-		fmt.Sprintf("  token lifetime %s, session idle %s, render delay %s", cfg.tokenLifetime, cfg.sessionIdle, cfg.renderDelay),
+func printBanner(w io.Writer, base string, cfg config, opts emulator.Options, caPEM []byte) {
+	lines := []string{"mediaplatform emulator serving on " + base + " (control surface " + base + "/_emulator/)"}
+	lines = append(lines, accountLines(opts)...)
+	lines = append(lines, fmt.Sprintf("  token lifetime %s, session idle %s, render delay %s", cfg.tokenLifetime, cfg.sessionIdle, cfg.renderDelay))
+	if names := opts.Faults.Readings.Names(); len(names) > 0 {
+		lines = append(lines, "  readings of the specification: "+strings.Join(names, ", "))
+	}
+	if cfg.clockOffset != 0 {
+		lines = append(lines, "  platform clock offset: "+cfg.clockOffset.String())
+	}
+	if opts.Seed != nil {
+		lines = append(lines, fmt.Sprintf("  seeded from %s: %d scores, %d command scripts, settings %t", cfg.seedFile,
+			len(opts.Seed.Scores), len(opts.Seed.Commands), len(opts.Seed.Settings) > 0))
 	}
 	if caPEM != nil {
 		if cfg.caCertFile != "" {

@@ -245,6 +245,10 @@ func (e *Emulator) Expire(tokens, sessions bool) {
 }
 
 func (e *Emulator) routeControl() {
+	// A readiness probe: any answer means the emulator serves.
+	e.handle("GET /_emulator/ready", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"ready": true})
+	})
 	e.handle("GET /_emulator/stats", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, e.Stats())
 	})

@@ -27,24 +27,24 @@ const DefaultPublishingService = "media.publishing"
 
 // User is an account known to the emulator.
 type User struct {
-	Name     string
-	Password string
+	Name     string `json:"name"`
+	Password string `json:"password"`
 	// AdminLogin allows logging in to the administrator API (area A).
-	AdminLogin bool
+	AdminLogin bool `json:"adminLogin,omitempty"`
 	// Administrator grants administrator rights on the administrator API
 	// (external authentication settings); other admin users get 403.
-	Administrator bool
+	Administrator bool `json:"administrator,omitempty"`
 	// Platform allows the password grant on the platform (areas B–F).
-	Platform bool
+	Platform bool `json:"platform,omitempty"`
 	// PlatformAdmin is the platform's administrator role: data-model attributes
 	// editable for an administrator carry `readonly` for every other user.
-	PlatformAdmin bool
+	PlatformAdmin bool `json:"platformAdmin,omitempty"`
 }
 
 // OAuthClient is an application credential accepted by the password grant.
 type OAuthClient struct {
-	ID     string
-	Secret string
+	ID     string `json:"id"`
+	Secret string `json:"secret"`
 }
 
 // Options configure an Emulator. The zero value gives the defaults of the contract.
@@ -66,6 +66,9 @@ type Options struct {
 	InstanceName string
 	// Faults are in force from the start and again after every reset; default none.
 	Faults Faults
+	// Seed is loaded at the start and again by every reset (check it first with
+	// Seed.Validate: New loads it up to its first error).
+	Seed *Seed
 }
 
 // DefaultUsers are the accounts of the contract's section G.
@@ -183,6 +186,7 @@ func (e *Emulator) reset() {
 	e.stats.reset()
 	e.faults.reset()
 	e.faults.set(e.opts.Faults)
+	_ = e.load(e.opts.Seed) // checked by Seed.Validate before
 }
 
 // handle registers a route. Every pattern carries its method.
