@@ -211,8 +211,8 @@ func New(cfg Config) (*Client, error) {
 	switch cfg.RefreshStrategy {
 	case "", RefreshAuto, RefreshIndividual:
 	default:
-		return nil, fmt.Errorf("refresh_strategy (%s) is %q: it must be %q or %q", EnvRefreshStrategy, cfg.RefreshStrategy,
-			RefreshAuto, RefreshIndividual)
+		return nil, &SettingError{Setting: "refresh_strategy", EnvVar: EnvRefreshStrategy, Value: cfg.RefreshStrategy,
+			Problem: fmt.Sprintf("it must be %q or %q", RefreshAuto, RefreshIndividual)}
 	}
 	if cfg.PublishingService == "" {
 		cfg.PublishingService = DefaultPublishingService
@@ -235,18 +235,19 @@ func New(cfg Config) (*Client, error) {
 	if cfg.RetryWaitMax < cfg.RetryWaitMin {
 		cfg.RetryWaitMax = cfg.RetryWaitMin
 	}
-	for _, u := range []struct{ name, value string }{
-		{"admin_url", cfg.AdminURL},
-		{"platform_url", cfg.PlatformURL},
-		{"publishing_url", cfg.PublishingURL},
-		{"registry_url", cfg.RegistryURL},
+	for _, u := range []struct{ name, env, value string }{
+		{"admin_url", EnvAdminURL, cfg.AdminURL},
+		{"platform_url", EnvPlatformURL, cfg.PlatformURL},
+		{"publishing_url", EnvPublishingURL, cfg.PublishingURL},
+		{"registry_url", EnvRegistryURL, cfg.RegistryURL},
 	} {
 		if u.value == "" {
 			continue
 		}
 		p, err := url.Parse(u.value)
 		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-			return nil, fmt.Errorf("%s %q is not an absolute http or https address", u.name, redactURL(u.value))
+			return nil, &SettingError{Setting: u.name, EnvVar: u.env, Value: redactURL(u.value),
+				Problem: "it is not an absolute http or https address"}
 		}
 	}
 

@@ -250,7 +250,9 @@ const (
 	NetworkDNS     = "dns"     // the host name does not resolve
 	NetworkTimeout = "timeout" // nothing answered within request_timeout
 	NetworkTLS     = "tls"     // the platform's TLS certificate is not trusted
-	NetworkOther   = "other"   // the connection failed otherwise (reset, closed)
+	// NetworkPlainHTTP: an https:// address whose server answered in plain HTTP.
+	NetworkPlainHTTP = "plain-http"
+	NetworkOther     = "other" // the connection failed otherwise (reset, closed)
 )
 
 // NetworkError is a request that got no answer at all, classified by cause, with
@@ -324,6 +326,8 @@ func (e *NetworkError) Error() string {
 		what = "the host name of " + e.Host + " does not resolve"
 	case NetworkTimeout:
 		what = fmt.Sprintf("nothing answered at %s within %s (request_timeout) × %d attempt(s)", e.Host, e.Timeout, max(e.Attempts, 1))
+	case NetworkPlainHTTP:
+		what = "the server at " + e.Host + " answered in plain HTTP, not HTTPS"
 	case NetworkTLS:
 		what = "the TLS certificate of " + e.Host + " is not trusted"
 		if e.TLS != nil {
@@ -380,4 +384,18 @@ func IsForeignAnswer(err error) bool {
 	var foreign *ForeignAnswerError
 	var unreadable *UnreadableAnswerError
 	return errors.As(err, &foreign) || errors.As(err, &unreadable)
+}
+
+// SettingError is a provider setting whose value can never work (an address that is
+// no http or https URL, an unknown refresh strategy): New refuses it.
+type SettingError struct {
+	// Setting is the provider argument and EnvVar its environment variable.
+	Setting, EnvVar string
+	// Value is the value given (addresses redacted), Problem what is wrong with it.
+	Value, Problem string
+}
+
+// Error names the setting, its variable, the value and what is wrong.
+func (e *SettingError) Error() string {
+	return fmt.Sprintf("%s (%s) is %q: %s", e.Setting, e.EnvVar, e.Value, e.Problem)
 }

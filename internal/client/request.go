@@ -286,7 +286,9 @@ func (c *Client) send(ctx context.Context, r *request, cred string) (*response, 
 			// repeating the call would only bring the same answer.
 			return nil, fmt.Errorf("%s %s: %w", r.method, path, err)
 		}
-		if isCertificateError(err) {
+		var recordHeader tls.RecordHeaderError
+		if isCertificateError(err) || errors.As(err, &recordHeader) ||
+			strings.Contains(err.Error(), "server gave HTTP response to HTTPS client") {
 			// The handshake failed, so nothing was sent: the outcome is known.
 			return nil, c.networkError(r.method, u, err, info.attempt)
 		}
@@ -480,7 +482,10 @@ func (c *Client) networkError(method string, u *url.URL, err error, attempts int
 		Kind: NetworkOther, Timeout: c.cfg.RequestTimeout, Attempts: attempts, Err: err,
 	}
 	var dnsErr *net.DNSError
+	var recordHeader tls.RecordHeaderError
 	switch {
+	case errors.As(err, &recordHeader) || strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
+		e.Kind = NetworkPlainHTTP
 	case isCertificateError(err):
 		e.Kind = NetworkTLS
 		e.TLS = tlsProblem(err, u.Hostname())

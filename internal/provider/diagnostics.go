@@ -83,9 +83,16 @@ func causeLead(err error) string {
 			msg += ", " + missing.Alternative
 		}
 		return msg + ". A value that the configuration only knows after apply counts as unset during plan."
+	case errors.As(err, &oauthErr) && oauthErr.ErrorCode == "invalid_client":
+		return "The platform refused the application credential (OAuth error invalid_client): client_id and " +
+			"client_secret, or basic_token, are wrong or unknown to the platform. The user's name and password were not checked."
+	case errors.As(err, &oauthErr) && oauthErr.ErrorCode == "invalid_grant":
+		return "The platform refused the user's credentials (OAuth error invalid_grant): username or password is wrong, " +
+			"or the user may not log in. The application credential was accepted."
 	case errors.As(err, &oauthErr):
-		return "The platform login (the password grant for the platform user `username`) was refused. " +
-			"Check username, password and the application credential (client_id/client_secret or basic_token)."
+		return fmt.Sprintf("The platform login (the password grant for the platform user `username`) was refused with "+
+			"the OAuth error %s. Check username, password and the application credential (client_id/client_secret or "+
+			"basic_token).", oauthErr.ErrorCode)
 	case errors.As(err, &rateErr):
 		return fmt.Sprintf("The platform is limiting the request rate (HTTP %d) and asked for a longer wait than the provider "+
 			"spends on retries. Nothing was changed by this request. Run again later, or with a lower -parallelism.", rateErr.Status)
@@ -158,6 +165,9 @@ func networkLead(e *client.NetworkError) string {
 			"or raise request_timeout for a slow platform.", e.Host, setting, e.Timeout, max(e.Attempts, 1), setting)
 	case client.NetworkTLS:
 		return tlsLead(e, setting)
+	case client.NetworkPlainHTTP:
+		return fmt.Sprintf("The server at %s (from %s) answered in plain HTTP, not HTTPS: write %s with http://, or use "+
+			"the address of the platform's HTTPS port.", e.Host, setting, setting)
 	}
 	return fmt.Sprintf("The connection to %s (from %s) failed: check %s and the network path to it.", e.Host, setting, setting)
 }

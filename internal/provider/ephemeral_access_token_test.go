@@ -165,7 +165,7 @@ provider "echo" {
 }
 resource "echo" "test" {}
 `,
-			ExpectError: errorPattern("Unable to obtain access token", "platform login", "was refused", "invalid_grant"),
+			ExpectError: errorPattern("Unable to obtain access token", "The platform refused the user's credentials (OAuth error invalid_grant)"),
 		}},
 	})
 	if n := ctl.Stats().LiveTokens; n != 0 {

@@ -3,6 +3,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"reflect"
@@ -242,15 +243,30 @@ func (p *mediaplatformProvider) Configure(ctx context.Context, req provider.Conf
 	if cfg.BasicToken != "" && (cfg.ClientID != "" || cfg.ClientSecret != "") {
 		// Both forms of the application credential, one of them (at least) from the
 		// environment: the configuration-level conflict is reported by ConfigValidators.
+		from := func(v types.String, name, env string) string {
+			if v.IsNull() {
+				return fmt.Sprintf("%s (from the environment variable %s)", name, env)
+			}
+			return name + " (in the provider configuration)"
+		}
+		other := from(data.ClientID, "client_id", client.EnvClientID)
+		if cfg.ClientID == "" {
+			other = from(data.ClientSecret, "client_secret", client.EnvClientSecret)
+		}
 		resp.Diagnostics.AddError("Conflicting application credentials",
-			fmt.Sprintf("basic_token (or %s) and client_id/client_secret (or %s/%s) are both set. They are two forms "+
-				"of the same credential: set either basic_token, or both client_id and client_secret.",
-				client.EnvBasicToken, client.EnvClientID, client.EnvClientSecret))
+			fmt.Sprintf("%s and %s are both set. They are two forms of the same credential, and the provider does not "+
+				"guess which one you mean: set either basic_token, or both client_id and client_secret, and unset the other "+
+				"(in the configuration or the environment).", from(data.BasicToken, "basic_token", client.EnvBasicToken), other))
 		return
 	}
 
 	c, err := p.clientFor(cfg)
 	if err != nil {
+		var settingErr *client.SettingError
+		if errors.As(err, &settingErr) {
+			resp.Diagnostics.AddError("Invalid provider setting", settingLead(settingErr, data)+"\n\nError: "+err.Error())
+			return
+		}
 		resp.Diagnostics.AddError("Unable to configure the mediaplatform provider",
 			"The provider configuration holds a setting that can never work. Correct it and run Terraform again.\n\nError: "+err.Error())
 		return
@@ -273,18 +289,12 @@ func (p *mediaplatformProvider) Configure(ctx context.Context, req provider.Conf
 
 // configFromModel turns the known configuration values into a client.Config. It also
 // returns the environment variables that must not fill in the rest: those of settings
-// whose value is unknown (the configuration gives it later), and those of the other
-// form of the application credential when the configuration sets one form (config
-// wins, and basic_token conflicts with client_id/client_secret).
+// whose value is unknown (the configuration gives it later). The other form of the
+// application credential is not ignored: basic_token beside client_id/client_secret
+// is a conflict wherever each comes from, and Configure reports it.
 func configFromModel(data providerModel) (client.Config, map[string]bool) {
 	cfg := client.Config{}
 	ignoredEnv := map[string]bool{}
-	if !data.BasicToken.IsNull() {
-		ignoredEnv[client.EnvClientID], ignoredEnv[client.EnvClientSecret] = true, true
-	}
-	if !data.ClientID.IsNull() || !data.ClientSecret.IsNull() {
-		ignoredEnv[client.EnvBasicToken] = true
-	}
 	for _, s := range []struct {
 		value types.String
 		field *string
@@ -422,4 +432,19 @@ func clientFromProviderData(providerData any, diags *diag.Diagnostics) *client.C
 		return nil
 	}
 	return c
+}
+
+// settingLead is the first sentence for a setting that can never work: the
+// environment variable and its value when the value came from there, else the
+// argument.
+func settingLead(e *client.SettingError, data providerModel) string {
+	configured := map[string]types.String{
+		"admin_url": data.AdminURL, "platform_url": data.PlatformURL, "publishing_url": data.PublishingURL,
+		"registry_url": data.RegistryURL, "refresh_strategy": data.RefreshStrategy,
+	}
+	if v, ok := configured[e.Setting]; ok && v.IsNull() && e.EnvVar != "" {
+		return fmt.Sprintf("The environment variable %s is %q: %s (it sets the provider argument %s). Correct or unset it.",
+			e.EnvVar, e.Value, e.Problem, e.Setting)
+	}
+	return fmt.Sprintf("The provider argument %s is %q: %s.", e.Setting, e.Value, e.Problem)
 }

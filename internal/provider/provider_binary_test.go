@@ -60,6 +60,9 @@ func TestAccProviderBinary(t *testing.T) {
 		{"two states, one alias, a lost publish answer", testTwoStatesOneAlias},
 		{"destroy through a catch-all front end", testCatchAllDestroy},
 		{"interrupted refresh", testInterruptedRefresh},
+		{"first sentences from the environment", testFirstSentencesFromTheEnvironment},
+		{"platform gone during apply", testPlatformGoneDuringApply},
+		{"expired view advice", testExpiredViewAdvice},
 	} {
 		t.Run(sub.name, func(t *testing.T) {
 			t.Parallel()

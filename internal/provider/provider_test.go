@@ -90,19 +90,25 @@ func TestProviderConfigure(t *testing.T) {
 			cfg.RequestTimeout, cfg.MaxRetries, cfg.AdminPassword)
 	}
 
-	// Config wins for the application credential as a whole: one form in the
-	// configuration keeps the other form's environment variables out.
+	// The two forms of the application credential conflict wherever each comes from:
+	// one form in the configuration beside the other in the environment is reported,
+	// naming where each came from, as between two configuration values.
 	t.Setenv(client.EnvClientID, "env-client")
 	t.Setenv(client.EnvClientSecret, "env-secret")
+	_, resp = configureProvider(t, map[string]tftypes.Value{"basic_token": str("Y2ZnOmJhc2lj")})
+	if !resp.Diagnostics.HasError() || !strings.Contains(resp.Diagnostics.Errors()[0].Detail(),
+		"basic_token (in the provider configuration) and client_id (from the environment variable MEDIAPLATFORM_CLIENT_ID) are both set") {
+		t.Errorf("basic_token in config beside client_id in the environment: %v", resp.Diagnostics)
+	}
+	t.Setenv(client.EnvClientID, "")
+	t.Setenv(client.EnvClientSecret, "")
 	t.Setenv(client.EnvBasicToken, "ZW52OmJhc2lj")
-	cfg, _ = configureProvider(t, map[string]tftypes.Value{"basic_token": str("Y2ZnOmJhc2lj")})
-	if cfg.BasicToken != "Y2ZnOmJhc2lj" || cfg.ClientID != "" || cfg.ClientSecret != "" {
-		t.Errorf("basic_token in config: basic_token %q, client_id %q, client_secret %q", cfg.BasicToken, cfg.ClientID, cfg.ClientSecret)
+	_, resp = configureProvider(t, map[string]tftypes.Value{"client_id": str("cfg-client"), "client_secret": str("cfg-secret")})
+	if !resp.Diagnostics.HasError() || !strings.Contains(resp.Diagnostics.Errors()[0].Detail(),
+		"basic_token (from the environment variable MEDIAPLATFORM_BASIC_TOKEN) and client_id (in the provider configuration) are both set") {
+		t.Errorf("client_id in config beside basic_token in the environment: %v", resp.Diagnostics)
 	}
-	cfg, _ = configureProvider(t, map[string]tftypes.Value{"client_id": str("cfg-client")})
-	if cfg.BasicToken != "" || cfg.ClientID != "cfg-client" || cfg.ClientSecret != "env-secret" {
-		t.Errorf("client_id in config: basic_token %q, client_id %q, client_secret %q", cfg.BasicToken, cfg.ClientID, cfg.ClientSecret)
-	}
+	t.Setenv(client.EnvBasicToken, "")
 
 	_, resp = configureProvider(t, map[string]tftypes.Value{"ca_cert_pem": str("not a certificate"), "basic_token": str("Y2ZnOmJhc2lj")})
 	if !resp.Diagnostics.HasError() || !strings.Contains(resp.Diagnostics.Errors()[0].Detail(), "ca_cert_pem") {
@@ -265,7 +271,7 @@ func TestAccProvider_wrongPlatformCredentials(t *testing.T) {
 resource "mediaplatform_score" "test" {
   score_url = %q
 }
-`, accScoreURL(accName())), errorPattern("platform login", "was refused", "invalid_grant"),
+`, accScoreURL(accName())), errorPattern("The platform refused the user's credentials (OAuth error invalid_grant)", "Fix the platform credentials"),
 		"POST /auth/oauth2/ropc/default", "password grants attempted")
 }
 

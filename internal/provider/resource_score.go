@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -254,10 +255,14 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 				"in the state (not tainted) and its status is read again on the next refresh; raise timeouts.create or set "+
 				"wait_for_rendering = false to stop waiting.", plan.Status.ValueString(), timeout)))
 	default:
-		resp.Diagnostics.AddWarning("Unable to confirm score rendering",
-			plan.detail(fmt.Sprintf("The score was published, but waiting for its rendering stopped (status %q when last read): "+
-				"it is kept in the state (not tainted) and its status is read again on the next refresh.\n\nError: %s",
-				plan.Status.ValueString(), err)))
+		// Lead with the cause (a platform that stopped answering, say), then which
+		// score is left unconfirmed and what happens next.
+		detail := plan.detail(fmt.Sprintf("published, but waiting for its rendering stopped (status %q when last read). "+
+			"It is kept in the state (not tainted); the next plan reads its status again.", plan.Status.ValueString()))
+		if lead := causeLead(err); lead != "" {
+			detail = lead + "\n\n" + detail
+		}
+		resp.Diagnostics.AddWarning("Score "+plan.name()+" published, its rendering unconfirmed", detail+"\n\nError: "+err.Error())
 	}
 }
 
@@ -269,7 +274,10 @@ func publishHint(err error, alias string) string {
 		status = apiErr.Status
 	}
 	var ambiguous *client.AmbiguousPublishError
+	var oauthErr *client.OAuthError
 	switch {
+	case errors.As(err, &oauthErr):
+		return "Fix the platform credentials named above, then apply again: nothing was published."
 	case errors.As(err, &ambiguous):
 		return fmt.Sprintf("Several scores of this score_url were published since this apply sent its request; any of them "+
 			"may be this one. Import the one this resource should manage (terraform import <resource address> %s) and "+
@@ -314,7 +322,13 @@ func (r *scoreResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		addReadError(ctx, r.client, &resp.Diagnostics, "Unable to read score", state.detail("Reading it failed."), err)
 		return
 	}
+	prior := state
 	state.refresh(score)
+	if reflect.DeepEqual(prior, state) {
+		// resp.State holds the prior state already: a refresh that changes nothing (the
+		// common case, a thousand times in a plan) skips the framework's reflection.
+		return
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -389,6 +403,14 @@ func (r *scoreResource) ImportState(ctx context.Context, req resource.ImportStat
 }
 
 // detail names the score in a diagnostic detail: its id (once known), alias and URL.
+// name is how a summary names the score: its alias, else its UUID.
+func (m scoreModel) name() string {
+	if alias := m.ScoreID.ValueString(); alias != "" {
+		return fmt.Sprintf("%q", alias)
+	}
+	return m.ID.ValueString()
+}
+
 func (m scoreModel) detail(what string) string {
 	name := "Score"
 	if id := m.ID.ValueString(); id != "" {

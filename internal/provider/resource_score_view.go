@@ -235,13 +235,17 @@ func (r *scoreViewResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 			return
 		}
 		reason := fmt.Sprintf("expires in %s, less than renew_before (%s)", left.Round(time.Second), plan.RenewBefore.ValueString())
+		advice := "Lower renew_before or raise expires_in to renew less often."
 		if left <= 0 {
 			reason = fmt.Sprintf("expired %s ago", (-left).Round(time.Second))
+			// renew_before cannot help a view that expired between two runs: only a
+			// lifetime longer than the time between runs can.
+			advice = "Its viewer_url stopped working when it expired: the time between two runs of this configuration is " +
+				"longer than the view lasts. Raise expires_in (at most 86400 s) above that time, or run it more often."
 		}
 		resp.Diagnostics.AddAttributeWarning(path.Root("expires_at"), "Score view will be replaced",
 			fmt.Sprintf("The view %s of score %q %s (expires_at %s), so this plan replaces it with a new view and a new "+
-				"viewer_url. Lower renew_before or raise expires_in to renew less often.",
-				state.ID.ValueString(), state.Score.ValueString(), reason, state.ExpiresAt.ValueString()))
+				"viewer_url. %s", state.ID.ValueString(), state.Score.ValueString(), reason, state.ExpiresAt.ValueString(), advice))
 	}
 	plan.ID = types.StringUnknown()
 	plan.ViewerURL = types.StringUnknown()

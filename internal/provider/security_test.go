@@ -95,8 +95,9 @@ func TestAccSecurity_demoLogsAndState(t *testing.T) {
 		client.EnvAdminPassword+"="+testAdminPassword,
 		client.EnvPlatformURL+"="+emu.platformURL(),
 		client.EnvPublishingURL+"="+emu.publishingURL(),
-		client.EnvClientID+"=terraform",
-		client.EnvClientSecret+"="+testClientSecret,
+		// The pre-encoded form of the application credential, for every provider block:
+		// the other form beside it would be a conflict.
+		client.EnvBasicToken+"="+testBasicToken,
 		client.EnvUsername+"=alice",
 		client.EnvPassword+"="+testPassword,
 	)

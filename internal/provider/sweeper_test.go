@@ -33,6 +33,14 @@ func TestMain(m *testing.M) {
 	if f := flag.Lookup("sweep"); f == nil || f.Value.String() == "" {
 		clearProviderEnvironment()
 	}
+	if run := flag.Lookup("test.run"); os.Getenv(resource.EnvTfAcc) == "" && run != nil && strings.Contains(run.Value.String(), "TestAcc") {
+		// Without TF_ACC every TestAcc… test skips and go test prints "ok": asked for
+		// by name, they fail instead of passing silently.
+		fmt.Fprintf(os.Stderr, "-run %s asks for acceptance tests, and TF_ACC is not set, so they would all be skipped: "+
+			"run them with TF_ACC=1 CHECKPOINT_DISABLE=1 (Terraform on PATH, or TF_ACC_TERRAFORM_PATH=/path/to/terraform)\n",
+			run.Value.String())
+		os.Exit(2)
+	}
 	resource.TestMain(m)
 }
 

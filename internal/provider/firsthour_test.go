@@ -1,0 +1,182 @@
+package provider
+
+// The first sentence a user reads, for the mistakes a newcomer makes and the faults
+// a first run meets: a wrong application or user credential, two forms of the
+// application credential, a bad value in an environment variable, https:// against a
+// plain-HTTP server, a platform that stops answering in the middle of an apply, and
+// a view that expired between two runs.
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
+)
+
+// TestAccFirstHour_oauthErrorsLeadWithTheirCause: invalid_client blames the
+// application credential, invalid_grant the user's.
+func TestAccFirstHour_oauthErrorsLeadWithTheirCause(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	cfg := emu.config()
+	for name, tc := range map[string]struct {
+		credentials string
+		want        string
+	}{
+		"wrong client_secret": {fmt.Sprintf("client_id = %q\n  client_secret = \"wrong\"\n  username = %q\n  password = %q", cfg.ClientID, cfg.Username, cfg.Password),
+			"The platform refused the application credential (OAuth error invalid_client)"},
+		"wrong basic_token": {fmt.Sprintf("basic_token = \"d3Jvbmc6d3Jvbmc=\"\n  username = %q\n  password = %q", cfg.Username, cfg.Password),
+			"The platform refused the application credential (OAuth error invalid_client)"},
+		"wrong password": {fmt.Sprintf("client_id = %q\n  client_secret = %q\n  username = %q\n  password = \"wrong\"", cfg.ClientID, cfg.ClientSecret, cfg.Username),
+			"The platform refused the user's credentials (OAuth error invalid_grant)"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviderFactories(t),
+				Steps: []resource.TestStep{{
+					Config: fmt.Sprintf(`
+provider "mediaplatform" {
+  platform_url   = %q
+  publishing_url = %q
+  %s
+}
+data "mediaplatform_health" "test" {}
+`, emu.platformURL(), emu.publishingURL(), tc.credentials),
+					ExpectError: errorPattern("Error: Unable to read service health", tc.want),
+				}},
+			})
+		})
+	}
+}
+
+// TestAccFirstHour_httpsToPlainHTTP: an https:// address whose server speaks plain
+// HTTP says so.
+func TestAccFirstHour_httpsToPlainHTTP(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	emu.control(t, "a local plain-HTTP listener")
+	cfg := emu.config()
+	platform := strings.Replace(cfg.PlatformURL, "http://", "https://", 1)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(`
+provider "mediaplatform" {
+  platform_url   = %q
+  publishing_url = %q
+  client_id      = %q
+  client_secret  = %q
+  username       = %q
+  password       = %q
+}
+data "mediaplatform_health" "test" {}
+`, platform, emu.publishingURL(), cfg.ClientID, cfg.ClientSecret, cfg.Username, cfg.Password),
+			ExpectError: errorPattern("answered in plain HTTP, not HTTPS: write platform_url with http://"),
+		}},
+	})
+}
+
+// testFirstSentencesFromTheEnvironment: what comes from the environment is named as
+// such: a basic_token in the configuration beside client_id in the environment is a
+// conflict, and a bad MEDIAPLATFORM_REFRESH_STRATEGY leads with the variable, its
+// value and the allowed values, also without a provider block.
+func testFirstSentencesFromTheEnvironment(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+	emu := newTestEmulator(t)
+	run := func(w *workspace, env ...string) string {
+		cmd := w.command("plan")
+		cmd.Env = append(cmd.Env, env...)
+		out, err := cmd.CombinedOutput()
+		if err == nil {
+			t.Fatalf("the plan succeeded:\n%s", out)
+		}
+		return string(out)
+	}
+
+	w := newWorkspace(t, emu, "")
+	cfg := emu.config()
+	w.writeProvider(fmt.Sprintf(`
+provider "mediaplatform" {
+  platform_url   = %q
+  publishing_url = %q
+  basic_token    = "dGVycmFmb3JtOnRlcnJhZm9ybS1zZWNyZXQ="
+  username       = %q
+  password       = %q
+}
+`, cfg.PlatformURL, emu.publishingURL(), cfg.Username, cfg.Password), "data \"mediaplatform_health\" \"test\" {}\n")
+	out := run(w, "MEDIAPLATFORM_CLIENT_ID=terraform")
+	if !errorPattern("Error: Conflicting application credentials", "basic_token (in the provider configuration) and "+
+		"client_id (from the environment variable MEDIAPLATFORM_CLIENT_ID) are both set").MatchString(out) {
+		t.Errorf("basic_token beside MEDIAPLATFORM_CLIENT_ID:\n%s", out)
+	}
+
+	bare := newWorkspace(t, emu, "")
+	writeFile(t, bare.dir+"/main.tf", `
+terraform {
+  required_providers {
+    mediaplatform = {
+      source = "mediaplatform/mediaplatform"
+    }
+  }
+}
+data "mediaplatform_health" "test" {}
+`)
+	out = run(bare, "MEDIAPLATFORM_REFRESH_STRATEGY=fast", "MEDIAPLATFORM_PUBLISHING_URL="+emu.publishingURL())
+	if !errorPattern(`The environment variable MEDIAPLATFORM_REFRESH_STRATEGY is "fast": it must be "auto" or "individual"`).MatchString(out) ||
+		strings.Contains(out, "can never work") {
+		t.Errorf("MEDIAPLATFORM_REFRESH_STRATEGY=fast without a provider block:\n%s", out)
+	}
+}
+
+// testPlatformGoneDuringApply: the platform stops answering once a score is
+// published: the apply ends with a warning that names the score left unconfirmed in
+// its summary and leads with the cause.
+func testPlatformGoneDuringApply(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+	emu, proxy := newProxiedTestEmulator(t, "a platform that stops answering")
+	proxy.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/scores/[^/]+$`, Drop: true})
+	w := newWorkspace(t, emu, fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  score_url = %q
+  score_id  = "gone-midway"
+}
+`, accScoreURL("gone-midway")))
+	w.writeWith("max_retries = 1", fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  score_url = %q
+  score_id  = "gone-midway"
+}
+`, accScoreURL("gone-midway")))
+	out := w.run("apply", "-auto-approve")
+	if !errorPattern(`Warning: Score "gone-midway" published, its rendering unconfirmed`, "The connection to",
+		"failed", `Score`, `published, but waiting for its rendering stopped`, "the next plan reads its status again").MatchString(out) {
+		t.Errorf("the apply's warning:\n%s", out)
+	}
+	proxy.Clear()
+	w.run("destroy", "-auto-approve")
+}
+
+// testExpiredViewAdvice: a view that expired between two runs is replaced with advice
+// that helps: a longer expires_in, not a shorter renew_before.
+func testExpiredViewAdvice(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+	emu := newTestEmulator(t)
+	alias := publishTestScore(t, emu).Alias
+	w := newWorkspace(t, emu, fmt.Sprintf(`
+resource "mediaplatform_score_view" "test" {
+  score        = %q
+  expires_in   = 1
+  renew_before = "1ms"
+}
+`, alias))
+	w.run("apply", "-auto-approve")
+	time.Sleep(2 * time.Second)
+	out := w.run("plan")
+	if !errorPattern("Warning: Score view will be replaced", "expired", "Raise expires_in").MatchString(out) ||
+		strings.Contains(out, "Lower renew_before") {
+		t.Errorf("the plan's warning about an expired view:\n%s", out)
+	}
+}
