@@ -53,7 +53,8 @@ const (
 //     whole list.
 //   - A read waits for the listing no longer than its own GET takes (the measured
 //     cost of a GET, or of a list page when that is longer: the listing's requests
-//     are the GETs it saves); then it makes its GET. The pages already read answer
+//     are the GETs it saves; half of it again as a margin, at least minWait); then
+//     it makes its GET. The pages already read answer
 //     what they hold; a complete listing answers every read.
 //   - A listing answers only reads that start after it was requested (the count
 //     that decides on it being its first request), for snapshotLifetime; every write
@@ -105,10 +106,12 @@ func observe(avg *time.Duration, d time.Duration) {
 	*avg += (d - *avg) / 4
 }
 
-// waitBound is how long a read may wait for the listing: what its own GET would
-// take (see scoreRefresh). Called with r.mu held.
+// waitBound is how long a read may wait for the listing: what its own GET would take
+// (see scoreRefresh), with half of it again as a margin: a page requested with the
+// read answers in about a GET's time, and giving up on it a millisecond early would
+// cost the read a whole round trip more. Called with r.mu held.
 func (r *scoreRefresh) waitBound() time.Duration {
-	return max(r.getCost, r.pageCost, minWait)
+	return max(r.getCost*3/2, r.pageCost*3/2, minWait)
 }
 
 type countResult struct {
