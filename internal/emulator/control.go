@@ -290,6 +290,22 @@ func (e *Emulator) routeControl() {
 		writeJSON(w, http.StatusOK, e.faults.get())
 	})
 	e.handle("POST /_emulator/commands", e.handleCreateScriptedCommand)
+	// Changes made outside Terraform, in one request: a seed document (settings,
+	// scores, command scripts) added to the running platform. Parts before the first
+	// refused one stay.
+	e.handle("POST /_emulator/seed", func(w http.ResponseWriter, r *http.Request) {
+		var seed Seed
+		if _, err := decodeOptionalJSON(r, &seed); err != nil {
+			badArgument(w, "emulator", "body", err.Error())
+			return
+		}
+		if err := e.load(&seed); err != nil {
+			badArgument(w, "emulator", "body", err.Error())
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"settings": len(seed.Settings) > 0, "scores": len(seed.Scores),
+			"commands": len(seed.Commands)})
+	})
 }
 
 // decodeOptionalJSON decodes a JSON body into v; it reports whether the body was empty.
