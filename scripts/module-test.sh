@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+#
+# make module-test: runs the example module's `terraform test` suite
+# (examples/modules/score-catalogue) the way a module author runs it, and walks the
+# drift check of docs/guides/drift-detection.md:
+#
+#   1. the mock-provider tests, with no platform and no credentials;
+#   2. the emulator started on a free port with the testing guide's seed and
+#      -env-file, the env file sourced, and the tests that run against it;
+#   3. the drift-detection example applied, its drift check passing, the settings
+#      changed outside Terraform with the guide's script, and the drift check then
+#      failing (exit 2) with the change in its plan.
+#
+# Everything lives in one temporary directory, removed on exit; the emulator is
+# stopped on every path. It prints terraform test's own summary lines.
+set -euo pipefail
+
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+need_cmd go terraform curl sed
+work=$(mktemp -d "${TMPDIR:-/tmp}/mediaplatform-module-test.XXXXXX")
+emulator_pid=""
+cleanup() {
+	local status=$?
+	if [[ -n $emulator_pid ]] && kill -0 "$emulator_pid" 2>/dev/null; then
+		kill -TERM "$emulator_pid" 2>/dev/null || true
+		wait "$emulator_pid" 2>/dev/null || true
+	fi
+	if ((status != 0)) && [[ -s $work/emulator.log ]]; then
+		printf '\nlast lines of the emulator log:\n' >&2
+		tail -n 20 "$work/emulator.log" >&2
+	fi
+	rm -rf "$work"
+	exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+note "building the provider and the emulator"
+mkdir -p "$work/bin"
+build_provider "$work/bin"
+(cd "$repo_root" && go build -o "$work/bin/mediaplatform-emulator" ./cmd/mediaplatform-emulator)
+# A module author runs `terraform init`, then `terraform test` (which installs the test
+# helper modules that init found): the provider comes from a local filesystem mirror,
+# as from a registry, under a version of its own. dev_overrides would not do here:
+# init would still ask the registry for it.
+mirror="$work/mirror/registry.terraform.io/mediaplatform/mediaplatform/0.0.1/$(go env GOOS)_$(go env GOARCH)"
+mkdir -p "$mirror"
+cp "$work/bin/terraform-provider-mediaplatform" "$mirror/terraform-provider-mediaplatform_v0.0.1"
+cat >"$work/cli.tfrc" <<EOF_CLI
+provider_installation {
+  filesystem_mirror {
+    path    = "$work/mirror"
+    include = ["mediaplatform/mediaplatform"]
+  }
+}
+EOF_CLI
+export TF_CLI_CONFIG_FILE="$work/cli.tfrc"
+export PATH="$work/bin:$PATH"
+# Only the variables set below reach the provider.
+unset "${!MEDIAPLATFORM_@}" 2>/dev/null || true
+
+module="$work/score-catalogue"
+cp -R "$repo_root/examples/modules/score-catalogue" "$module"
+terraform -chdir="$module" init -backend=false -input=false -no-color >/dev/null
+
+note "terraform test: mock provider, no platform"
+terraform -chdir="$module" test -no-color -filter=tests/mock.tftest.hcl
+
+note "starting the emulator with the testing guide's seed"
+testing="$work/testing"
+cp -R "$repo_root/examples/guides/testing" "$testing"
+(cd "$testing" && ./start-emulator.sh)
+emulator_pid=$(cat "$testing/emulator.pid")
+set -a
+# shellcheck disable=SC1091
+. "$testing/emulator.env"
+set +a
+
+note "terraform test: against the emulator"
+terraform -chdir="$module" test -no-color -filter=tests/catalogue.tftest.hcl
+
+note "drift detection: apply, check, change outside Terraform, check again"
+drift="$work/drift-detection"
+cp -R "$repo_root/examples/guides/drift-detection" "$drift"
+terraform -chdir="$drift" init -input=false -no-color >/dev/null
+terraform -chdir="$drift" apply -auto-approve -input=false -no-color >/dev/null
+(cd "$drift" && ./drift-check.sh >"$work/drift-1.out" 2>&1) || die "the drift check failed before any change: $(cat "$work/drift-1.out")"
+(cd "$drift" && ./change-settings.sh)
+set +e
+(cd "$drift" && ./drift-check.sh >"$work/drift-2.out" 2>&1)
+status=$?
+set -e
+((status == 2)) || die "the drift check exited $status after the settings changed, want 2: $(cat "$work/drift-2.out")"
+for want in 'enabled +\= true -> false' '- address = "dc2\.corp\.example" -> null' 'External authentication is switched off'; do
+	grep -Eq -- "$want" "$work/drift-2.out" || die "the drift check's output lacks /$want/: $(cat "$work/drift-2.out")"
+done
+note "the drift check exited 2 and showed the change"
+terraform -chdir="$drift" destroy -auto-approve -input=false -no-color >/dev/null
