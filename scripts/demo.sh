@@ -94,7 +94,7 @@ json_number() {
 	fi
 }
 
-note "building the provider and the emulator"
+note "building the provider and the emulator (the first build on a machine downloads the Go modules and compiles them: a few minutes; later ones take seconds)"
 mkdir -p "$work/bin"
 build_provider "$work/bin"
 (cd "$repo_root" && go build -o "$work/bin/mediaplatform-emulator" ./cmd/mediaplatform-emulator)

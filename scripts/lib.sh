@@ -113,6 +113,18 @@ use_docs_terraform() {
 	fi
 }
 
+# strip_identity_parts PAGE: removes from a resource page the parts that only a
+# Terraform reporting resource identities (1.12 and later) generates: the import by
+# identity and the identity schema, from "In Terraform v1.12.0 and later" up to the
+# next import paragraph. What is left is what an older Terraform generates.
+strip_identity_parts() {
+	awk '
+		/^In Terraform v1\.12\.0 and later, the \[`import` block\]/ { skipping = 1; next }
+		skipping && /^(In Terraform v1\.5\.0 and later|The \[`terraform import` command\])/ { skipping = 0 }
+		!skipping { print }
+	' "$1" >"$1.stripped" && mv "$1.stripped" "$1"
+}
+
 # version_at_least HAVE WANT: succeeds when version HAVE (x.y.z) is WANT or later.
 version_at_least() {
 	[[ $(printf '%s\n%s\n' "$2" "${1%%-*}" | sort -V | head -n 1) == "$2" ]]

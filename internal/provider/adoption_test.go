@@ -178,51 +178,47 @@ action "mediaplatform_cancel_command" "finished" {
 }
 
 // testAdoptWithForEach adopts scores published out of band as the guide says for
-// Terraform before 1.14: import blocks with for_each over the data source
-// mediaplatform_scores. The plan imports every score and changes nothing; after the
-// apply the plan is empty. Runs on every CLI (import for_each needs Terraform 1.7).
+// Terraform before 1.14, with its very file (examples/guides/adopting): import
+// blocks with for_each over the data source mediaplatform_scores, filtered to the
+// aliases the configuration is to own. The plan imports those scores and no other
+// (those of other owners, and those without an alias, stay out) and changes nothing;
+// after the apply the plan is empty. Runs on every CLI (import for_each needs 1.7).
 func testAdoptWithForEach(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
-	const scores = 12
+	const scores, owned = 12, 4
 	emu := newTestEmulator(t)
 	c := emu.client(t)
 	record := emu.deleteAtCleanup(t)
 	for i := range scores {
 		in := client.PublishScoreInput{ScoreURL: accScoreURL(accName())}
-		if i%3 == 0 {
-			in.Alias, in.Transpose = accName(), true
+		switch {
+		case i < owned:
+			in.Alias, in.Transpose = "orchestra-"+accName(), i%2 == 0
+		case i%2 == 0:
+			in.Alias = "choir-" + accName() // another team's
 		}
 		s, err := c.PublishScore(context.Background(), in)
 		if err != nil {
 			t.Fatalf("publishing a score: %v", err)
 		}
 		record(s.ID)
+		if _, err := c.WaitForRendering(context.Background(), s.ID); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := c.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	w := newWorkspace(t, emu, `
-data "mediaplatform_scores" "existing" {}
-
-locals {
-  existing = { for s in data.mediaplatform_scores.existing.scores : s.id => s }
-}
-
-import {
-  for_each = local.existing
-  to       = mediaplatform_score.adopted[each.key]
-  id       = each.key
-}
-
-resource "mediaplatform_score" "adopted" {
-  for_each  = local.existing
-  score_url = each.value.score_url
-  score_id  = each.value.score_id
-  transpose = each.value.transpose
-}
-`)
+	guide, err := os.ReadFile(filepath.Join("..", "..", "examples", "guides", "adopting", "import-for-each.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorkspace(t, emu, string(guide))
 	out := w.run("plan")
-	if want := fmt.Sprintf("Plan: %d to import, 0 to add, 0 to change, 0 to destroy.", scores); !strings.Contains(out, want) {
+	if want := fmt.Sprintf("Plan: %d to import, 0 to add, 0 to change, 0 to destroy.", owned); !strings.Contains(out, want) {
 		t.Fatalf("the plan is not %q:\n%.3000s", want, out)
+	}
+	if strings.Contains(out, "choir-") {
+		t.Errorf("the plan adopts another owner's score:\n%.3000s", out)
 	}
 	w.run("apply", "-auto-approve")
 	if out := w.run("plan"); !strings.Contains(out, "No changes.") {

@@ -19,6 +19,7 @@ output "purge" {
   value = {
     lifecycle = data.mediaplatform_command.purge.lifecycle_state
     progress  = data.mediaplatform_command.purge.progress
-    failed    = [for r in data.mediaplatform_command.purge.results : r.error_message if !r.success]
+    # results is null for a command that is not a bulk command.
+    failed = [for r in coalesce(data.mediaplatform_command.purge.results, []) : r.error_message if !r.success]
   }
 }
