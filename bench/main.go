@@ -10,7 +10,8 @@
 //     against the ideal N × 20 ms / 10 + the -refresh=false plan;
 //   - requests per refreshed score, logins per provider process, live sessions and
 //     tokens after every command, the provider's peak RSS;
-//   - the mediaplatform_scores data source over 10,000 scores: requests and time.
+//   - the mediaplatform_scores data source over 5,000 and 20,000 scores: requests, time
+//     and the provider's peak RSS.
 //
 // It builds the provider and the emulator itself, starts the emulator on a loopback
 // port, and runs the real Terraform CLI with a dev_overrides CLI configuration in a
@@ -67,12 +68,13 @@ func main() {
 	flag.StringVar(&o.sizes, "sizes", "10,100,1000", "comma-separated numbers of resources")
 	flag.IntVar(&o.runs, "runs", 5, "timed runs of each plan per size (the median is reported)")
 	flag.IntVar(&o.latencyMs, "latency-ms", 20, "emulator latency for the second series of full plans; 0 skips it")
-	flag.IntVar(&o.dataSourceScores, "datasource-scores", 10000, "scores read by the mediaplatform_scores data source; 0 skips it")
+	flag.StringVar(&o.dataSourceScores, "datasource-scores", "5000,20000", "comma-separated numbers of scores read by the mediaplatform_scores data source (time, requests, the provider's peak RSS); empty skips it")
 	flag.StringVar(&o.out, "out", "", "also write the results as JSON to this file")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (binaries, workspaces, logs)")
 	flag.BoolVar(&o.verbose, "v", false, "print every terraform command and its duration")
 	flag.BoolVar(&o.refresh, "refresh-series", true, "run the refresh series (refresh_strategy auto and individual, platforms of N and 10,000 scores)")
 	flag.BoolVar(&o.onlyRefresh, "only-refresh", false, "run the refresh series alone")
+	flag.BoolVar(&o.onlyDataSource, "only-datasource", false, "run the mediaplatform_scores series alone")
 	flag.StringVar(&o.profile, "profile", "", "at the largest N, also profile one full and one -refresh=false plan with ./bench/pprofprovider, into this `directory`")
 	flag.Parse()
 
@@ -89,7 +91,8 @@ type options struct {
 	sizes            string
 	runs             int
 	latencyMs        int
-	dataSourceScores int
+	dataSourceScores string
+	onlyDataSource   bool
 	out              string
 	keep             bool
 	verbose          bool
@@ -106,7 +109,7 @@ type results struct {
 	LatencyMs int             `json:"latencyMs"`
 	Sizes     []sizeResult    `json:"sizes"`
 	Logins    *loginResult    `json:"logins,omitempty"`
-	Scores    *scoresResult   `json:"scoresDataSource,omitempty"`
+	Scores    []scoresResult  `json:"scoresDataSource,omitempty"`
 	Refresh   []refreshResult `json:"refresh,omitempty"`
 	// MaxLiveSessions and MaxLiveTokens are the largest counts seen after any
 	// terraform command.
@@ -184,6 +187,8 @@ type scoresResult struct {
 	Runs     []float64      `json:"runs"`
 	Requests map[string]int `json:"requestsPerPlan"`
 	Total    int            `json:"totalRequestsPerPlan"`
+	// PeakRSSKiB is the largest peak RSS of the provider processes of one plan.
+	PeakRSSKiB int64 `json:"peakRssKiB"`
 }
 
 // bench holds the running state.
@@ -248,7 +253,7 @@ func run(ctx context.Context, o options) (err error) {
 	)
 
 	for _, n := range sizes {
-		if o.onlyRefresh {
+		if o.onlyRefresh || o.onlyDataSource {
 			break
 		}
 		r, err := b.measureSize(ctx, n, slices.Max(sizes))
@@ -257,7 +262,7 @@ func run(ctx context.Context, o options) (err error) {
 		}
 		b.res.Sizes = append(b.res.Sizes, *r)
 	}
-	if o.refresh || o.onlyRefresh {
+	if (o.refresh || o.onlyRefresh) && !o.onlyDataSource {
 		for _, n := range sizes {
 			r, err := b.measureRefresh(ctx, n)
 			if err != nil {
@@ -266,14 +271,22 @@ func run(ctx context.Context, o options) (err error) {
 			b.res.Refresh = append(b.res.Refresh, r...)
 		}
 	}
-	if o.onlyRefresh {
+	if o.onlyRefresh || o.onlyDataSource {
 		// The other series are skipped.
 	} else if b.res.Logins, err = b.measureLogins(ctx); err != nil {
 		return fmt.Errorf("logins: %w", err)
 	}
-	if o.dataSourceScores > 0 && !o.onlyRefresh {
-		if b.res.Scores, err = b.measureScoresDataSource(ctx, o.dataSourceScores); err != nil {
-			return fmt.Errorf("scores data source: %w", err)
+	if o.dataSourceScores != "" && !o.onlyRefresh {
+		counts, err := parseSizes(o.dataSourceScores)
+		if err != nil {
+			return fmt.Errorf("-datasource-scores: %w", err)
+		}
+		for _, n := range counts {
+			r, err := b.measureScoresDataSource(ctx, n)
+			if err != nil {
+				return fmt.Errorf("scores data source: %w", err)
+			}
+			b.res.Scores = append(b.res.Scores, *r)
 		}
 	}
 	b.res.Machine.LoadEnd = loadAverage()
@@ -744,6 +757,13 @@ output "count" {
 		res.Requests, res.Total = delta.Requests, delta.total()
 	}
 	res.Plan = median(res.Runs)
+	peaks, _, _, err := b.wrapped(ctx, dir, "plan")
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range peaks {
+		res.PeakRSSKiB = max(res.PeakRSSKiB, p)
+	}
 	return res, nil
 }
 
@@ -806,9 +826,11 @@ func (b *bench) report(w io.Writer) {
 	for _, s := range r.Sizes {
 		fmt.Fprintf(w, "N = %d, requests of one full plan: %s; of a -refresh=false plan: %d.\n", s.N, formatRequests(s.PlanRequests), s.NoRefreshReqs)
 	}
-	if s := r.Scores; s != nil {
-		fmt.Fprintf(w, "\n## mediaplatform_scores over %d scores\n\n", s.Scores)
-		fmt.Fprintf(w, "terraform plan: %.2f s (median; runs %s); %d requests per plan: %s.\n", s.Plan, formatRuns(s.Runs), s.Total, formatRequests(s.Requests))
+	if len(r.Scores) > 0 {
+		fmt.Fprintf(w, "\n## mediaplatform_scores\n\n| scores | plan (s, median) | requests per plan | provider peak RSS (MiB) |\n|---|---|---|---|\n")
+		for _, s := range r.Scores {
+			fmt.Fprintf(w, "| %d | %.2f (runs %s) | %d | %.1f |\n", s.Scores, s.Plan, formatRuns(s.Runs), s.Total, float64(s.PeakRSSKiB)/1024)
+		}
 	}
 	b.reportRefresh(w)
 	fmt.Fprintf(w, "\n## All runs (seconds)\n\n")
