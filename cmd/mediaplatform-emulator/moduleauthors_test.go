@@ -80,11 +80,19 @@ func TestRunForModuleAuthors(t *testing.T) {
 		t.Errorf("ready: %v", got)
 	}
 	// The built-in accounts are gone; the file's work.
-	form := url.Values{"user": {"ci-admin"}, "pass": {"ci-admin-pw"}, "r": {"createsession"}}
-	res, err := client.PostForm(env["MEDIAPLATFORM_ADMIN_URL"]+"/login", form)
-	if err != nil {
-		t.Fatal(err)
+	login := func(user, pass string) *http.Response {
+		t.Helper()
+		form := url.Values{"user": {user}, "pass": {pass}, "r": {"createsession"}}
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, env["MEDIAPLATFORM_ADMIN_URL"]+"/login",
+			strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		res, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
 	}
+	res := login("ci-admin", "ci-admin-pw")
 	var session map[string]any
 	_ = json.NewDecoder(res.Body).Decode(&session)
 	res.Body.Close()
@@ -93,12 +101,10 @@ func TestRunForModuleAuthors(t *testing.T) {
 	if settings["domainName"] != "CORP" || settings["server0"] != "dc1.corp.example" || settings["port0"] != "636" {
 		t.Errorf("seeded settings: %v", settings)
 	}
-	if res, err := client.PostForm(env["MEDIAPLATFORM_ADMIN_URL"]+"/login",
-		url.Values{"user": {"admin"}, "pass": {"admin-secret"}, "r": {"createsession"}}); err == nil {
+	if res := login("admin", "admin-secret"); res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("the built-in admin account logged in: %d", res.StatusCode)
+	} else {
 		res.Body.Close()
-		if res.StatusCode != http.StatusUnauthorized {
-			t.Errorf("the built-in admin account logged in: %d", res.StatusCode)
-		}
 	}
 	stats := get(platform+"/_emulator/stats", nil)
 	if stats["scores"] != float64(3) {

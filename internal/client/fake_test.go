@@ -242,9 +242,10 @@ func scoreJSON(id, scoreURL, alias, status string) map[string]any {
 	return s
 }
 
-// freshScoreJSON is scoreJSON created now, on the fake's clock (this machine's).
-func freshScoreJSON(id, scoreURL, alias, status string) map[string]any {
-	s := scoreJSON(id, scoreURL, alias, status)
+// freshScoreJSON is scoreJSON of https://cdn/a.sib created now, on the fake's clock
+// (this machine's).
+func freshScoreJSON(id, alias, status string) map[string]any {
+	s := scoreJSON(id, "https://cdn/a.sib", alias, status)
 	s["createdAt"] = time.Now().UTC().Format(time.RFC3339Nano)
 	return s
 }

@@ -385,7 +385,7 @@ func TestPublishRecoveryAdoptsOnlyWhatThisRunCreated(t *testing.T) {
 			}
 			old := scoreJSON("old", "https://cdn/a.sib", "", "idle")
 			writeJSON(w, 200, map[string]any{"scores": []any{old,
-				freshScoreJSON("new-1", "https://cdn/a.sib", "", "idle"), freshScoreJSON("new-2", "https://cdn/a.sib", "", "idle")}})
+				freshScoreJSON("new-1", "", "idle"), freshScoreJSON("new-2", "", "idle")}})
 		})
 		c := newTestClient(t, f.config())
 		_, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: "https://cdn/a.sib"})

@@ -50,7 +50,7 @@ func TestPublishWithUnknownOutcome(t *testing.T) {
 			dropConnection(w)
 		})
 		f.handle("GET "+fakeScores+"/my-alias", func(w http.ResponseWriter, r *http.Request) {
-			writeJSON(w, 200, map[string]any{"score": freshScoreJSON("id-1", "https://cdn/a.sib", "my-alias", "pending")})
+			writeJSON(w, 200, map[string]any{"score": freshScoreJSON("id-1", "my-alias", "pending")})
 		})
 		c := newTestClient(t, f.config())
 		s, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: "https://cdn/a.sib", Alias: "my-alias"})
@@ -118,7 +118,7 @@ func TestPublishWithUnknownOutcome(t *testing.T) {
 			writeJSON(w, 200, map[string]any{"score": scoreJSON("id-4", "https://cdn/a.sib", "e", "pending")})
 		})
 		f.handle("GET "+fakeScores+"/e", func(w http.ResponseWriter, r *http.Request) {
-			writeJSON(w, 200, map[string]any{"score": freshScoreJSON("id-4", "https://cdn/a.sib", "e", "pending")})
+			writeJSON(w, 200, map[string]any{"score": freshScoreJSON("id-4", "e", "pending")})
 		})
 		cfg := f.config()
 		cfg.RequestTimeout = 150 * time.Millisecond

@@ -107,11 +107,6 @@ func (r Readings) rewritesAnswers() bool {
 // readings returns the readings in force.
 func (e *Emulator) readings() Readings { return e.faults.get().Readings }
 
-// clockOffset is how far the platform's clock is from this machine's.
-func (e *Emulator) clockOffset() time.Duration {
-	return time.Duration(e.faults.get().ClockOffsetSeconds) * time.Second
-}
-
 // answerWriter holds a platform answer back and writes it, once the handler is done,
 // as the readings and the clock offset say. The emulator keeps every time on this
 // machine's clock inside (so every expiry is judged consistently) and shifts the

@@ -162,7 +162,7 @@ resource "mediaplatform_score" "test" {
 				}
 				scores, err := emu.client(t).ListAllScores(context.Background(), client.ScoreCriteria{}, 0, 0)
 				if err != nil || len(scores) != 1 {
-					return fmt.Errorf("listing: %d, %v", len(scores), err)
+					return fmt.Errorf("listing: %d, %w", len(scores), err)
 				}
 				return resource.TestCheckResourceAttr("mediaplatform_score.test", "id", scores[0].ID)(st)
 			},
