@@ -37,27 +37,13 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-note "building the provider and the emulator"
-mkdir -p "$work/bin"
-build_provider "$work/bin"
-(cd "$repo_root" && go build -o "$work/bin/mediaplatform-emulator" ./cmd/mediaplatform-emulator)
-# A module author runs `terraform init`, then `terraform test` (which installs the test
-# helper modules that init found): the provider comes from a local filesystem mirror,
-# as from a registry, under a version of its own. dev_overrides would not do here:
-# init would still ask the registry for it.
-mirror="$work/mirror/registry.terraform.io/mediaplatform/mediaplatform/0.0.1/$(go env GOOS)_$(go env GOARCH)"
-mkdir -p "$mirror"
-cp "$work/bin/terraform-provider-mediaplatform" "$mirror/terraform-provider-mediaplatform_v0.0.1"
-cat >"$work/cli.tfrc" <<EOF_CLI
-provider_installation {
-  filesystem_mirror {
-    path    = "$work/mirror"
-    include = ["mediaplatform/mediaplatform"]
-  }
-}
-EOF_CLI
-export TF_CLI_CONFIG_FILE="$work/cli.tfrc"
-export PATH="$work/bin:$PATH"
+note "building the provider and the emulator (the testing guide's use-local-build.sh)"
+# A module author runs `terraform init`, then `terraform test`: the provider comes from
+# a local filesystem mirror, as from a registry (dev_overrides would not do: init would
+# still ask the registry for it).
+"$repo_root/examples/guides/testing/use-local-build.sh" "$repo_root" "$work/local"
+export TF_CLI_CONFIG_FILE="$work/local/terraform.rc"
+export PATH="$work/local/bin:$PATH"
 # Only the variables set below reach the provider.
 unset "${!MEDIAPLATFORM_@}" 2>/dev/null || true
 
