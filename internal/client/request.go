@@ -286,9 +286,7 @@ func (c *Client) send(ctx context.Context, r *request, cred string) (*response, 
 			// repeating the call would only bring the same answer.
 			return nil, fmt.Errorf("%s %s: %w", r.method, path, err)
 		}
-		var recordHeader tls.RecordHeaderError
-		if isCertificateError(err) || errors.As(err, &recordHeader) ||
-			strings.Contains(err.Error(), "server gave HTTP response to HTTPS client") {
+		if isCertificateError(err) || isPlainHTTP(err) {
 			// The handshake failed, so nothing was sent: the outcome is known.
 			return nil, c.networkError(r.method, u, err, info.attempt)
 		}
@@ -447,6 +445,14 @@ func isCertificateError(err error) bool {
 		errors.As(err, &verification)
 }
 
+// isPlainHTTP reports whether err is an https:// request answered in plain HTTP: the
+// TLS handshake met no TLS record (net/http says so in words when the answer looks
+// like HTTP).
+func isPlainHTTP(err error) bool {
+	var recordHeader tls.RecordHeaderError
+	return errors.As(err, &recordHeader) || strings.Contains(err.Error(), "server gave HTTP response to HTTPS client")
+}
+
 // tlsProblem classifies a failed certificate verification for host by cause.
 func tlsProblem(err error, host string) *TLSProblem {
 	var hostname x509.HostnameError
@@ -482,9 +488,8 @@ func (c *Client) networkError(method string, u *url.URL, err error, attempts int
 		Kind: NetworkOther, Timeout: c.cfg.RequestTimeout, Attempts: attempts, Err: err,
 	}
 	var dnsErr *net.DNSError
-	var recordHeader tls.RecordHeaderError
 	switch {
-	case errors.As(err, &recordHeader) || strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
+	case isPlainHTTP(err):
 		e.Kind = NetworkPlainHTTP
 	case isCertificateError(err):
 		e.Kind = NetworkTLS
