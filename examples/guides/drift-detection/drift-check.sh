@@ -3,8 +3,8 @@
 # Terraform, then its list of drifted objects: exit 0 when the platform matches the
 # state, 2 when something changed outside Terraform, 1 on an error. Run it in the
 # configuration's directory. (The exit code of `plan -refresh-only -detailed-exitcode`
-# alone can be 2 with nothing drifted, hashicorp/terraform#36403: the plan's
-# resource_drift is what tells.)
+# alone is 2 with nothing drifted on some Terraform versions, 1.11 among them,
+# hashicorp/terraform#36403: the plan's resource_drift is what tells.)
 set -uo pipefail
 
 terraform plan -refresh-only -input=false -no-color -out=drift.tfplan || exit 1
