@@ -374,7 +374,17 @@ func (c *Client) countForRefresh(ctx context.Context, count *countResult) {
 	defer close(count.done)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cfg.RequestTimeout*time.Duration(c.cfg.MaxRetries+2))
 	defer cancel()
+	start := time.Now()
 	count.total, count.err = c.CountScores(ctx, CountScoresInput{})
+	if count.err == nil {
+		// Until a page is measured, a page is taken to cost what the count cost: both
+		// go over the platform's whole list.
+		c.refresh.mu.Lock()
+		if c.refresh.pageCost == 0 {
+			c.refresh.pageCost = time.Since(start)
+		}
+		c.refresh.mu.Unlock()
+	}
 	if count.err != nil {
 		logDebug(c.logContext(ctx), "counting the scores for a batched refresh failed; reading scores one by one",
 			map[string]any{"error": count.err.Error()})
