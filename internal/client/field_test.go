@@ -228,7 +228,7 @@ func TestPagingWithoutProgressStops(t *testing.T) {
 	select {
 	case err := <-done:
 		var paging *PagingError
-		if !errors.As(err, &paging) || paging.Offset != 100 || !strings.Contains(err.Error(), "repeats score") {
+		if !errors.As(err, &paging) || paging.Offset != 100-WalkOverlap || !strings.Contains(err.Error(), "only scores already listed") {
 			t.Fatalf("got %v", err)
 		}
 	case <-time.After(30 * time.Second):

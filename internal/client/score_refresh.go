@@ -60,8 +60,8 @@ const (
 //     that decides on it being its first request), for snapshotLifetime; every write
 //     through the client (publish, delete) discards it and the count. A score it
 //     lacks is read with a GET (never reported gone on its word); a page that fails,
-//     comes back short before the last, or repeats a score listed before ends the
-//     listing for this generation, and reads go on with GETs.
+//     comes back short before the last, or lists only scores listed before ends
+//     the listing for this generation, and reads go on with GETs.
 type scoreRefresh struct {
 	mu sync.Mutex
 	// generation counts the writes: a listing or count from an earlier generation
@@ -146,13 +146,23 @@ type scoreSnapshot struct {
 	pages int
 
 	byKey    map[string]*Score // by UUID and by alias, from the pages read
-	progress pageProgress      // the scores listed so far, to catch pages that repeat
 	next     int               // the next page to request
 	inFlight int               // pages requested and not yet read
 	read     int               // pages read
 	waiting  int               // reads waiting for a page
 	err      error             // set when the listing failed
 	changed  chan struct{}     // closed (and replaced) whenever a page arrives or the listing ends
+}
+
+// bringsNews reports whether a page holds a score not listed yet. Called with
+// scoreRefresh.mu held.
+func (s *scoreSnapshot) bringsNews(page []*Score) bool {
+	for _, score := range page {
+		if _, ok := s.byKey[score.ID]; !ok {
+			return true
+		}
+	}
+	return false
 }
 
 // complete reports whether every page was read. Called with scoreRefresh.mu held.
@@ -339,8 +349,12 @@ func (c *Client) readPage(ctx context.Context, snap *scoreSnapshot, page int) {
 	case len(scores) < MaxListLimit && page < snap.pages-1:
 		err = errors.New("a list page before the last was short: the platform's pages are shorter than asked, " +
 			"or the list changed while it was read")
-	default:
-		err = snap.progress.check(scores, page*MaxListLimit)
+	case len(scores) == MaxListLimit && snap.read > 0 && !snap.bringsNews(scores):
+		// Other clients' writes move scores between pages (one may be listed twice, or
+		// not at all, which a GET then settles), but a full page of only scores already
+		// listed is the platform answering one page whatever offset was asked (§V2).
+		err = &PagingError{Offset: page * MaxListLimit, Detail: fmt.Sprintf("the page at offset %d lists only scores "+
+			"already listed", page*MaxListLimit)}
 	}
 	if err != nil {
 		snap.err = err

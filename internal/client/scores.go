@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -419,7 +418,8 @@ func (c *Client) GetScore(ctx context.Context, idOrAlias string) (*Score, error)
 	return out.Score, nil
 }
 
-// ListScores returns one page of scores, ordered by creation time.
+// ListScores returns one page of scores, in the platform's order (the contract's
+// platform orders them by creation time; the specification shows no order).
 func (c *Client) ListScores(ctx context.Context, in ListScoresInput) ([]*Score, error) {
 	base, err := c.PublishingURL()
 	if err != nil {
@@ -469,90 +469,6 @@ func scoreQueryParams(criteria ScoreCriteria, offset, limit int) (url.Values, ma
 	return q, body, nil
 }
 
-// AllScores iterates over every score matching criteria from offset on, in
-// pages of MaxListLimit, stopping after limit scores when limit > 0. A platform
-// may cap its pages below the size asked for, so a short page ends the walk
-// only after a full page has shown the platform's page size; otherwise the walk
-// goes on until a page comes back empty. N scores cost N/100+1 requests on a
-// platform that serves full pages (one more when N < 100). An error ends the
-// sequence.
-func (c *Client) AllScores(ctx context.Context, criteria ScoreCriteria, offset, limit int) iter.Seq2[*Score, error] {
-	return func(yield func(*Score, error) bool) {
-		n := 0
-		fullPageSeen := false // a page as long as asked: the platform serves pages that long
-		var progress pageProgress
-		for {
-			size := MaxListLimit
-			if limit > 0 {
-				size = min(size, limit-n)
-			}
-			page, err := c.ListScores(ctx, ListScoresInput{Criteria: criteria, Offset: offset + n, Limit: size})
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			if len(page) > size {
-				page = page[:size]
-			}
-			if err := progress.check(page, offset+n); err != nil {
-				yield(nil, err)
-				return
-			}
-			for _, s := range page {
-				n++
-				if !yield(s, nil) {
-					return
-				}
-			}
-			// A short page ends the walk only once the platform has shown that it
-			// serves full pages; otherwise it may cap pages below the size asked.
-			if len(page) == 0 || (limit > 0 && n >= limit) || (len(page) < size && fullPageSeen) {
-				return
-			}
-			fullPageSeen = fullPageSeen || len(page) == size
-		}
-	}
-}
-
-// pageProgress makes sure that a walk over list pages advances: a platform that
-// ignores the offset (it reads it from where the client did not send it, contract
-// §V2) answers every page with the same first scores, and the walk would never end.
-type pageProgress struct {
-	seen map[string]int // score id → the offset it was listed at
-}
-
-// check records the scores of the page read at offset; a score listed before is
-// an error naming what the platform did.
-func (p *pageProgress) check(page []*Score, offset int) error {
-	if p.seen == nil {
-		p.seen = map[string]int{}
-	}
-	for i, s := range page {
-		if at, ok := p.seen[s.ID]; ok {
-			return &PagingError{Offset: offset, Detail: fmt.Sprintf("the page at offset %d repeats score %s, already "+
-				"listed at offset %d", offset, s.ID, at)}
-		}
-		p.seen[s.ID] = offset + i
-	}
-	return nil
-}
-
-// PagingError is a walk over the pages of a listing that the platform's answers
-// could not carry forward: a page repeated scores already listed, or the pages held
-// more scores than the platform's count said. The walk stops instead of looping.
-type PagingError struct {
-	// Offset is where the page that showed it started.
-	Offset int
-	// Detail says what the platform did.
-	Detail string
-}
-
-// Error says what the platform did and what it means.
-func (e *PagingError) Error() string {
-	return "listing scores: " + e.Detail + ": the platform ignored the list's offset or limit parameters (sent both in " +
-		"the query string and in a JSON body), so the listing stopped instead of reading the same scores for ever"
-}
-
 // ListAllScores collects AllScores into a slice.
 func (c *Client) ListAllScores(ctx context.Context, criteria ScoreCriteria, offset, limit int) ([]*Score, error) {
 	scores := []*Score{}
@@ -566,6 +482,16 @@ func (c *Client) ListAllScores(ctx context.Context, criteria ScoreCriteria, offs
 }
 
 // CountScores counts the scores matching the criteria (POST /scores/count).
+//
+// A count of a set that other clients change is a snapshot, never an error (contract
+// §V4): when the answer fails checkCount in a way that scores leaving the set between
+// the count and the check would explain, the count is taken again, up to maxCounts
+// times, and the first count that passes is the answer. A platform that ignored a
+// parameter gives an impossible answer every time; a set that moves fails a check only
+// when scores leave it in the moment between the two requests, which does not happen
+// maxCounts times in a row (at 100 writes a second and 10 ms a request, a check fails
+// about one time in three: the last of five in a row about one count in 400; at the
+// rates of a busy platform, 2 writes a second and 30 ms, never in practice).
 func (c *Client) CountScores(ctx context.Context, in CountScoresInput) (int, error) {
 	base, err := c.PublishingURL()
 	if err != nil {
@@ -578,6 +504,29 @@ func (c *Client) CountScores(ctx context.Context, in CountScoresInput) (int, err
 	if err != nil {
 		return 0, err
 	}
+	for attempt := 1; ; attempt++ {
+		count, err := c.countOnce(ctx, base, q, body)
+		if err != nil {
+			return 0, err
+		}
+		err = c.checkCount(ctx, in, count)
+		var countErr *CountError
+		if !errors.As(err, &countErr) || !countErr.Moving || attempt == maxCounts {
+			if countErr != nil && countErr.Moving {
+				countErr.Attempts = attempt
+			}
+			return count, err
+		}
+		logDebug(c.logContext(ctx), "a count did not match the list checked after it; the set may have changed, counting again",
+			map[string]any{"count": count, "attempt": attempt})
+	}
+}
+
+// maxCounts bounds the counts CountScores takes of a set that keeps moving.
+const maxCounts = 5
+
+// countOnce asks the platform for the count once.
+func (c *Client) countOnce(ctx context.Context, base string, q url.Values, body map[string]any) (int, error) {
 	var out struct {
 		Count *int `json:"count"`
 	}
@@ -588,7 +537,7 @@ func (c *Client) CountScores(ctx context.Context, in CountScoresInput) (int, err
 	if c.countByGet.Load() {
 		req.method = http.MethodGet
 	}
-	_, err = c.do(ctx, req, &out)
+	_, err := c.do(ctx, req, &out)
 	if statusOf(err) == http.StatusMethodNotAllowed && req.method == http.MethodPost {
 		c.countByGet.Store(true)
 		logDebug(c.logContext(ctx), "the platform counts scores with GET (POST answered 405); using GET from now on", nil)
@@ -601,16 +550,18 @@ func (c *Client) CountScores(ctx context.Context, in CountScoresInput) (int, err
 	if out.Count == nil {
 		return 0, errors.New("counting scores: the answer holds no count")
 	}
-	return *out.Count, c.checkCount(ctx, in, *out.Count)
+	return *out.Count, nil
 }
 
 // checkCount refuses a count that cannot be true for the request (contract §V4): a
 // platform that ignored a parameter answers with a number that looks right and is
 // not. A count is never negative and never above its limit; and with an offset or
 // criteria, the listing of the same request must hold a score at the count's last
-// position (one request of one score), or the count is above what the platform holds.
+// position (one request of one score), or the count is above what the platform holds:
+// a CountError with Moving set, since scores that left between the two requests give
+// the same result.
 func (c *Client) checkCount(ctx context.Context, in CountScoresInput, count int) error {
-	ignored := func(params, detail string) error {
+	ignored := func(params, detail string) *CountError {
 		return &CountError{Count: count, Params: params, Detail: detail}
 	}
 	switch {
@@ -633,7 +584,9 @@ func (c *Client) checkCount(ctx context.Context, in CountScoresInput, count int)
 		case len(in.Criteria.document()) == 0:
 			params = "offset"
 		}
-		return ignored(params, fmt.Sprintf("the list of the same request holds no score at position %d", in.Offset+count))
+		e := ignored(params, fmt.Sprintf("the list of the same request holds no score at position %d", in.Offset+count))
+		e.Moving = true
+		return e
 	}
 	return nil
 }
@@ -646,11 +599,19 @@ type CountError struct {
 	Params string
 	// Detail says why the count cannot be true.
 	Detail string
+	// Moving is set when scores leaving the set between the count and its check
+	// would explain the failure too: CountScores then counts again.
+	Moving bool
+	// Attempts is how many counts in a row failed so (when Moving).
+	Attempts int
 }
 
 // Error names the count, why it cannot be true and the parameter ignored.
 func (e *CountError) Error() string {
 	msg := fmt.Sprintf("counting scores: the platform answered a count of %d, which cannot be true: %s", e.Count, e.Detail)
+	if e.Attempts > 1 {
+		msg += fmt.Sprintf(" (and so did the %d counts taken before it, each checked against the list)", e.Attempts-1)
+	}
 	if e.Params != "" {
 		msg += "; the platform ignored the parameter " + e.Params + " (sent both in the query string and in a JSON body)"
 	}

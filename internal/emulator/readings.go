@@ -56,6 +56,9 @@ type Readings struct {
 	// IAMTokenExpiry (V8): the token information and extension answers give the expiry
 	// only as {"iamToken": {"expiresAt": …}}.
 	IAMTokenExpiry bool `json:"iamTokenExpiry"`
+	// NewestFirst (V9): GET /scores lists the newest scores first (createdAt, then id,
+	// descending), so that every publish moves every score already listed forward.
+	NewestFirst bool `json:"newestFirst"`
 }
 
 // readingFields are the Readings' fields by JSON name, in declaration order.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -84,6 +85,31 @@ func TestReadingsOfListParameters(t *testing.T) {
 				t.Errorf("GET count with limit 2 in the body: %v, want %d", n, tc.countBodyLimitResult)
 			}
 		})
+	}
+}
+
+// TestReadingNewestFirst: under the newestFirst reading (contract §V9) the list is
+// the contract's order reversed, and the count is the same.
+func TestReadingNewestFirst(t *testing.T) {
+	t.Parallel()
+	et := newEmuTester(t, Options{})
+	token := et.platformLogin("alice", "alice-secret")
+	et.publishN(token, 5)
+	ids := func() []string {
+		h := http.Header{"Authorization": {"Bearer " + token}}
+		res := et.do(http.MethodGet, et.e.PublishingURL(et.srv.URL)+"/scores", h, nil)
+		var out []string
+		for _, s := range emuArray(t, res.wantJSON(t, 200, "application/json")["scores"]) {
+			out = append(out, emuString(t, emuObject(t, s)["id"]))
+		}
+		return out
+	}
+	oldest := ids()
+	et.withReadings("newestFirst")
+	newest := ids()
+	slices.Reverse(newest)
+	if len(oldest) != 5 || !slices.Equal(oldest, newest) {
+		t.Errorf("newest first is not the contract's order reversed:\n%v\n%v", oldest, newest)
 	}
 }
 

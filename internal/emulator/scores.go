@@ -405,8 +405,9 @@ func readScoreQuery(params *scoreParams, list bool) (scoreQuery, *badParam) {
 }
 
 // matching returns the scores meeting the criteria, as they are now, ordered by
-// createdAt then id.
+// createdAt then id (newest first under the NewestFirst reading, §V9).
 func (e *Emulator) matching(criteria map[string]any) []scoreJSON {
+	newestFirst := e.readings().NewestFirst
 	e.scores.mu.Lock()
 	recs := make([]*scoreRecord, 0, len(e.scores.scores))
 	for _, rec := range e.scores.scores {
@@ -415,10 +416,14 @@ func (e *Emulator) matching(criteria map[string]any) []scoreJSON {
 	now := e.scores.clock()
 	e.scores.mu.Unlock()
 	slices.SortFunc(recs, func(a, b *scoreRecord) int {
-		if c := a.createdAt.Compare(b.createdAt); c != 0 {
-			return c
+		c := a.createdAt.Compare(b.createdAt)
+		if c == 0 {
+			c = strings.Compare(a.id, b.id)
 		}
-		return strings.Compare(a.id, b.id)
+		if newestFirst {
+			return -c
+		}
+		return c
 	})
 	out := make([]scoreJSON, 0, len(recs))
 	for _, rec := range recs {

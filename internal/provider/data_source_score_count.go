@@ -56,7 +56,7 @@ func (d *scoreCountDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 				Validators:          []validator.String{scoreURL()},
 			},
 			"offset": schema.Int64Attribute{
-				MarkdownDescription: "Where counting begins: the number of matching scores, oldest first, that are not counted; " +
+				MarkdownDescription: "Where counting begins: the number of matching scores, in the platform's list order, that are not counted; " +
 					"0 or more. Default `0`.",
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.AtLeast(0)},

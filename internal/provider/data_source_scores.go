@@ -47,9 +47,13 @@ func (d *scoresDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 		Computed:            true,
 	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: fmt.Sprintf("Every published score matching the filters, oldest first (by creation time, "+
-			"then UUID). The provider follows the platform's pages of %d scores, so N matching scores cost N/%d+1 list "+
-			"requests; set `max_results` to read fewer.", client.MaxListLimit, client.MaxListLimit),
+		MarkdownDescription: fmt.Sprintf("Every published score matching the filters, in the platform's order (the "+
+			"specification promises none; the emulator lists the oldest first). The provider follows the platform's pages "+
+			"of %d scores, each overlapping the one before by %d, so that a list that other clients change while it is read "+
+			"still holds every score present from the first page to the last exactly once: N matching scores cost "+
+			"N/%d+1 list requests, and a page read again when scores before it were deleted. A list that changes too fast "+
+			"to line up is an error, never a partial list. Set `max_results` to read fewer.",
+			client.MaxListLimit, client.WalkOverlap, client.MaxListLimit-client.WalkOverlap),
 		Attributes: map[string]schema.Attribute{
 			"status": schema.StringAttribute{
 				MarkdownDescription: scoreStatusFilterDescription,
@@ -62,7 +66,7 @@ func (d *scoresDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 				Validators:          []validator.String{scoreURL()},
 			},
 			"offset": schema.Int64Attribute{
-				MarkdownDescription: "Number of matching scores to skip, from the oldest; 0 or more. Default `0`.",
+				MarkdownDescription: "Number of matching scores to skip, from the first in the platform's order; 0 or more. Default `0`.",
 				Optional:            true,
 				Validators:          []validator.Int64{int64validator.AtLeast(0)},
 			},
@@ -72,7 +76,7 @@ func (d *scoresDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 				Validators:          []validator.Int64{int64validator.AtLeast(1)},
 			},
 			"scores": schema.ListNestedAttribute{
-				MarkdownDescription: "The matching scores, oldest first; an empty list when none matches.",
+				MarkdownDescription: "The matching scores, in the platform's order; an empty list when none matches.",
 				Computed:            true,
 				NestedObject:        schema.NestedAttributeObject{Attributes: attrs},
 			},

@@ -53,6 +53,7 @@ func causeLead(err error) string {
 	var foreign *client.ForeignAnswerError
 	var countErr *client.CountError
 	var pagingErr *client.PagingError
+	var changedErr *client.ListChangedError
 	switch {
 	case errors.Is(err, context.Canceled):
 		return interruptedLead
@@ -70,6 +71,10 @@ func causeLead(err error) string {
 	case errors.As(err, &pagingErr):
 		return "The platform's list pages did not advance (it ignored the page parameters), so the provider stopped " +
 			"reading them instead of looping."
+	case errors.As(err, &changedErr):
+		return "The platform changed too fast to list: other clients deleted scores ahead of the listing faster than it " +
+			"could read them again, so the provider returns no list rather than an incomplete one. Run again, or narrow " +
+			"the listing with a filter."
 	case errors.As(err, &netErr) && !client.IsUnknownOutcome(err):
 		return networkLead(netErr)
 	case errors.As(err, &addrErr):

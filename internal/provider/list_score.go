@@ -45,10 +45,11 @@ func (r *scoreListResource) Metadata(_ context.Context, req resource.MetadataReq
 
 func (r *scoreListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
 	resp.Schema = listschema.Schema{
-		MarkdownDescription: fmt.Sprintf("Every published score matching the filters, oldest first, for `terraform query` "+
+		MarkdownDescription: fmt.Sprintf("Every published score matching the filters, in the platform's order, for `terraform query` "+
 			"(Terraform 1.14 and later). Each result is the score's identity (its UUID) and, when asked for "+
 			"(`include_resource`, or `-generate-config-out`), the whole resource, so that the generated `import` and "+
-			"`resource` blocks plan with no change. The provider reads every page of %d scores: `status` and `score_url` "+
+			"`resource` blocks plan with no change. The provider reads every page of %d scores, each overlapping the one "+
+			"before, so that scores other clients publish or delete meanwhile neither hide another nor show twice: `status` and `score_url` "+
 			"filter on the platform, `alias_prefix` in the provider. A result is shown by its alias, else by the "+
 			"score file's name.", client.MaxListLimit),
 		Attributes: map[string]listschema.Attribute{
