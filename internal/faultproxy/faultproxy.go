@@ -46,7 +46,9 @@ import (
 //   - Drop: the connection is closed with no answer at all;
 //   - Status: replaces the platform's status code;
 //   - Body: replaces the platform's body with Body(original); Content-Length
-//     follows the new body.
+//     follows the new body;
+//   - Header: rewrites the platform's answer headers in place (e.g. GatewayDate, a
+//     gateway that sets Date from its own clock).
 type Fault struct {
 	Method string
 	Path   string
@@ -61,6 +63,7 @@ type Fault struct {
 	Drop   bool
 	Status int
 	Body   func([]byte) []byte
+	Header func(http.Header)
 }
 
 // Answer is a response the proxy gives in the platform's place.
@@ -257,6 +260,9 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	for k, vs := range rec.Header() {
 		w.Header()[k] = vs
 	}
+	if f.Header != nil {
+		f.Header(w.Header())
+	}
 	w.Header().Set("Content-Length", strconv.Itoa(len(answer)))
 	w.WriteHeader(status)
 	_, _ = w.Write(answer)
@@ -346,6 +352,16 @@ func Truncate(n int) func([]byte) []byte {
 // Replace returns a Body rewrite that answers with s whatever the platform said.
 func Replace(s string) func([]byte) []byte {
 	return func([]byte) []byte { return []byte(s) }
+}
+
+// GatewayDate returns a Header rewrite that sets Date to this machine's clock
+// shifted by offset, as a reverse proxy in front of the platform that writes its
+// own Date would: the platform's timestamps then disagree with the Date header by
+// however far the two clocks are apart.
+func GatewayDate(offset time.Duration) func(http.Header) {
+	return func(h http.Header) {
+		h.Set("Date", time.Now().Add(offset).UTC().Format(http.TimeFormat))
+	}
 }
 
 // CapLimit returns a Query rewrite that lowers the list parameter limit to at

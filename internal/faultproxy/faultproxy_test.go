@@ -122,6 +122,16 @@ func TestProxyFaults(t *testing.T) {
 		t.Errorf("held answer %q", body)
 	}
 
+	// Header: a gateway's Date, 3 h behind this machine's clock, replaces the backend's.
+	p.Add(Fault{Path: `^/date$`, Header: GatewayDate(-3 * time.Hour)})
+	if a, _ := get(t, p.URL+"/date"); a.status != 200 || a.body != `{"limit":""}` {
+		t.Errorf("gateway date: %+v", a)
+	} else if date, err := http.ParseTime(a.header.Get("Date")); err != nil {
+		t.Errorf("gateway date: Date %q: %v", a.header.Get("Date"), err)
+	} else if off := time.Until(date) + 3*time.Hour; off < -2*time.Second || off > 2*time.Second {
+		t.Errorf("gateway date: Date %s is %s from 3 h behind this machine's clock", date, off)
+	}
+
 	// Redirect.
 	p.Add(Fault{Path: `^/redir$`, Respond: Redirect("http://elsewhere.invalid/x")})
 	if a, _ := get(t, p.URL+"/redir"); a.status != 307 || a.header.Get("Location") != "http://elsewhere.invalid/x" {

@@ -14,7 +14,13 @@ import (
 // faults the test needs; on an external platform the test is skipped.
 func newProxiedTestEmulator(t *testing.T, what string) (*testEmulator, *faultproxy.Proxy) {
 	t.Helper()
-	direct := newTestEmulatorWith(t, what, emulator.Options{RenderDelay: testRenderDelay})
+	return newProxiedTestEmulatorWith(t, what, emulator.Options{RenderDelay: testRenderDelay})
+}
+
+// newProxiedTestEmulatorWith is newProxiedTestEmulator with the emulator's options.
+func newProxiedTestEmulatorWith(t *testing.T, what string, opts emulator.Options) (*testEmulator, *faultproxy.Proxy) {
+	t.Helper()
+	direct := newTestEmulatorWith(t, what, opts)
 	p := faultproxy.Start(direct.URL)
 	t.Cleanup(p.Close)
 	return servedTestEmulator(t, direct.emu, p.URL), p

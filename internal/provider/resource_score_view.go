@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	pathpkg "path"
 	"regexp"
@@ -33,6 +34,7 @@ var (
 	_ resource.ResourceWithModifyPlan     = (*scoreViewResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*scoreViewResource)(nil)
 	_ resource.ResourceWithUpgradeState   = (*scoreViewResource)(nil)
+	_ resource.ResourceWithImportState    = (*scoreViewResource)(nil)
 )
 
 // NewScoreViewResource returns the mediaplatform_score_view resource.
@@ -51,8 +53,16 @@ const (
 )
 
 // scoreViewModel is a managed view: the attributes it shares with the ephemeral
-// view, and renew_before.
+// view, renew_before and expires_locally_at.
 type scoreViewModel struct {
+	scoreViewAttributesModel
+	RenewBefore      types.String `tfsdk:"renew_before"`
+	ExpiresLocallyAt types.String `tfsdk:"expires_locally_at"`
+}
+
+// scoreViewModelV1 is a managed view as schema versions 0 and 1 stored it, before
+// expires_locally_at.
+type scoreViewModelV1 struct {
 	scoreViewAttributesModel
 	RenewBefore types.String `tfsdk:"renew_before"`
 }
@@ -94,7 +104,8 @@ func (r *scoreViewResource) Metadata(_ context.Context, req resource.MetadataReq
 func (r *scoreViewResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		// Version 1: id is a digest of the view id instead of the view id itself.
-		Version: 1,
+		// Version 2: expires_locally_at.
+		Version: 2,
 		MarkdownDescription: "A time-limited view of a score, kept across runs: its `viewer_url` stays the same until the view " +
 			"is renewed. A plan made when less than `renew_before` is left before `expires_at` replaces the view and " +
 			"warns why. The API cannot read a view back or delete it, so destroying the resource only removes it from the " +
@@ -169,6 +180,16 @@ func (r *scoreViewResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				Computed:            true,
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
+			expiresLocallyAtAttribute: schema.StringAttribute{
+				MarkdownDescription: "When the view expires by the clock of the machine that created it (RFC 3339, UTC): the " +
+					"moment that machine received the platform's answer plus the view's lifetime (`expires_at` minus " +
+					"`created_at`, both on the platform's own clock). Plans judge the time left before `renew_before` against " +
+					"it, so a platform clock or a gateway's `Date` header that is hours off neither renews a fresh view nor " +
+					"keeps an expired one. Null for a view created before the provider recorded it; plans then judge " +
+					"`expires_at` against the platform's clock as the `Date` header of its answers gives it.",
+				Computed:      true,
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
 		},
 	}
 }
@@ -222,16 +243,17 @@ func (r *scoreViewResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if err != nil {
 		return // the schema validator has reported it
 	}
-	expiresAt, err := time.Parse(time.RFC3339Nano, state.ExpiresAt.ValueString())
+	left, err := state.timeLeft(time.Now(), func() time.Duration { return r.platformClockOffset(ctx, req.Private) })
 	if err != nil {
 		resp.Diagnostics.AddAttributeWarning(path.Root("expires_at"), "Score view will be replaced",
 			fmt.Sprintf("The view of score %q has no readable expires_at (%q) in the state, so this plan replaces it with a new view.",
 				state.Score.ValueString(), state.ExpiresAt.ValueString()))
 	} else {
-		// expires_at is on the platform's clock, which may be hours away from this
-		// machine's: judge the time left on it.
-		left := expiresAt.Sub(time.Now().Add(r.platformClockOffset(ctx, req.Private)))
 		if left >= renewBefore {
+			if plan.ExpiresLocallyAt.IsUnknown() {
+				// A view stored without it (null) keeps it null: it never changes in place.
+				resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(expiresLocallyAtAttribute), state.ExpiresLocallyAt)...)
+			}
 			return
 		}
 		reason := fmt.Sprintf("expires in %s, less than renew_before (%s)", left.Round(time.Second), plan.RenewBefore.ValueString())
@@ -243,14 +265,19 @@ func (r *scoreViewResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 			advice = "Its viewer_url stopped working when it expired: the time between two runs of this configuration is " +
 				"longer than the view lasts. Raise expires_in (at most 86400 s) above that time, or run it more often."
 		}
+		when := "expires_at " + state.ExpiresAt.ValueString()
+		if _, err := time.Parse(time.RFC3339Nano, state.ExpiresLocallyAt.ValueString()); err == nil {
+			when = "expires_locally_at " + state.ExpiresLocallyAt.ValueString()
+		}
 		resp.Diagnostics.AddAttributeWarning(path.Root("expires_at"), "Score view will be replaced",
-			fmt.Sprintf("The view %s of score %q %s (expires_at %s), so this plan replaces it with a new view and a new "+
-				"viewer_url. %s", state.ID.ValueString(), state.Score.ValueString(), reason, state.ExpiresAt.ValueString(), advice))
+			fmt.Sprintf("The view %s of score %q %s (%s), so this plan replaces it with a new view and a new "+
+				"viewer_url. %s", state.ID.ValueString(), state.Score.ValueString(), reason, when, advice))
 	}
 	plan.ID = types.StringUnknown()
 	plan.ViewerURL = types.StringUnknown()
 	plan.CreatedAt = types.StringUnknown()
 	plan.ExpiresAt = types.StringUnknown()
+	plan.ExpiresLocallyAt = types.StringUnknown()
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 	resp.RequiresReplace = append(resp.RequiresReplace, path.Root("expires_at"))
 }
@@ -261,13 +288,48 @@ func (r *scoreViewResource) Create(ctx context.Context, req resource.CreateReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	scoreUUID := plan.create(ctx, r.client, "View", &resp.Diagnostics)
+	scoreUUID, received := plan.create(ctx, r.client, "View", &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	plan.ExpiresLocallyAt = expiresLocallyAt(received, plan.CreatedAt, plan.ExpiresAt)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, viewScoreKey, privateString(scoreUUID))...)
 	r.recordPlatformClock(ctx, resp.Private, &resp.Diagnostics)
+}
+
+// expiresLocallyAtAttribute is the attribute holding when a view expires by this
+// machine's clock.
+const expiresLocallyAtAttribute = "expires_locally_at"
+
+// expiresLocallyAt is when a view expires by this machine's clock: received (the
+// moment this machine received the create answer) plus the view's lifetime, taken
+// from its own createdAt and expiresAt. Both are on the platform's clock, so their
+// difference holds whatever that clock or a gateway's Date header says. Null when
+// either is missing or unreadable.
+func expiresLocallyAt(received time.Time, createdAt, expiresAt types.String) types.String {
+	created, err1 := time.Parse(time.RFC3339Nano, createdAt.ValueString())
+	expires, err2 := time.Parse(time.RFC3339Nano, expiresAt.ValueString())
+	if received.IsZero() || err1 != nil || err2 != nil {
+		return types.StringNull()
+	}
+	return timeValue(received.Add(expires.Sub(created)).Truncate(time.Millisecond))
+}
+
+// timeLeft is how long the view has left at now (this machine's clock). A view
+// with expires_locally_at is judged on it alone. One stored without it (created
+// before it was recorded) is judged on expires_at, which is on the platform's
+// clock: platformOffset gives that clock's offset from this machine's, as learned
+// from the Date header. err is set when neither timestamp reads.
+func (m scoreViewModel) timeLeft(now time.Time, platformOffset func() time.Duration) (time.Duration, error) {
+	if local, err := time.Parse(time.RFC3339Nano, m.ExpiresLocallyAt.ValueString()); err == nil {
+		return local.Sub(now), nil
+	}
+	expiresAt, err := time.Parse(time.RFC3339Nano, m.ExpiresAt.ValueString())
+	if err != nil {
+		return 0, err
+	}
+	return expiresAt.Sub(now.Add(platformOffset())), nil
 }
 
 // viewScoreKey is the private state key holding the UUID of the score a view was
@@ -287,7 +349,8 @@ type privateKeys interface {
 }
 
 // recordPlatformClock keeps the offset of the platform's clock in the private state,
-// when this run has learned it.
+// when this run has learned it: a view stored without expires_locally_at is judged
+// on it.
 func (r *scoreViewResource) recordPlatformClock(ctx context.Context, private privateKeys, diags *diag.Diagnostics) {
 	if offset, known := r.client.PlatformClockOffset(); known {
 		b, _ := json.Marshal(offset.Milliseconds())
@@ -371,10 +434,16 @@ func privateStringValue(b []byte) string {
 
 // Update handles renew_before, the only argument that does not replace the view.
 func (r *scoreViewResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan scoreViewModel
+	var plan, state scoreViewModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	if plan.ExpiresLocallyAt.IsUnknown() {
+		// Left unknown when ModifyPlan could not judge the view (renew_before unknown):
+		// the view is the same, and so is when it expires.
+		plan.ExpiresLocallyAt = state.ExpiresLocallyAt
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -387,6 +456,16 @@ func (r *scoreViewResource) Delete(ctx context.Context, req resource.DeleteReque
 		fmt.Sprintf("The view %s of score %q was removed from the state, but the platform cannot revoke a view: its "+
 			"viewer_url keeps opening the score until it expires at %s. Anyone who has it can use it until then.",
 			state.ID.ValueString(), state.Score.ValueString(), state.ExpiresAt.ValueString()))
+}
+
+// ImportState refuses: the API cannot read a view back, so an import would have
+// nothing to fill the state with (not even viewer_url). Without it Terraform would
+// only say that the provider does not implement import.
+func (r *scoreViewResource) ImportState(_ context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	resp.Diagnostics.AddError("Cannot import score view",
+		fmt.Sprintf("A mediaplatform_score_view cannot be imported (id %q): the platform's API cannot read a view back, so "+
+			"there is nothing to import its viewer_url, settings and expiry from. Remove the import block (or do not run "+
+			"terraform import for it); Terraform then creates the view anew, with a new viewer_url.", req.ID))
 }
 
 // viewID is the identifier Terraform shows for a view: a digest of the platform's
@@ -420,33 +499,51 @@ func upgradedViewID(id, viewerURL string) types.String {
 	return types.StringNull()
 }
 
-// UpgradeState moves states written before version 1, whose id was the platform's
-// view id (and so revealed the viewer URL), to the digest.
-func (r *scoreViewResource) UpgradeState(ctx context.Context) map[int64]resource.StateUpgrader {
+// priorViewSchema is the schema of an earlier version that stored no
+// expires_locally_at (versions 0 and 1 differ only in what id holds).
+func (r *scoreViewResource) priorViewSchema(ctx context.Context, version int64) *schema.Schema {
 	current := &resource.SchemaResponse{}
 	r.Schema(ctx, resource.SchemaRequest{}, current)
 	prior := current.Schema
-	prior.Version = 0
+	prior.Version = version
+	prior.Attributes = maps.Clone(prior.Attributes)
+	delete(prior.Attributes, expiresLocallyAtAttribute)
+	return &prior
+}
+
+// UpgradeState moves states written before version 1, whose id was the platform's
+// view id (and so revealed the viewer URL), to the digest; and states written
+// before version 2 to a null expires_locally_at: when this machine received the
+// view was not recorded, so plans judge them on the platform's clock.
+func (r *scoreViewResource) UpgradeState(ctx context.Context) map[int64]resource.StateUpgrader {
+	upgrade := func(fixID bool) func(context.Context, resource.UpgradeStateRequest, *resource.UpgradeStateResponse) {
+		return func(ctx context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
+			var prior scoreViewModelV1
+			resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+			if resp.Diagnostics.HasError() {
+				return
+			}
+			if fixID {
+				prior.ID = upgradedViewID(prior.ID.ValueString(), prior.ViewerURL.ValueString())
+			}
+			state := scoreViewModel{
+				scoreViewAttributesModel: prior.scoreViewAttributesModel,
+				RenewBefore:              prior.RenewBefore,
+				ExpiresLocallyAt:         types.StringNull(),
+			}
+			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		}
+	}
 	return map[int64]resource.StateUpgrader{
-		0: {
-			PriorSchema: &prior,
-			StateUpgrader: func(ctx context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
-				var state scoreViewModel
-				resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-				if resp.Diagnostics.HasError() {
-					return
-				}
-				state.ID = upgradedViewID(state.ID.ValueString(), state.ViewerURL.ValueString())
-				resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-			},
-		},
+		0: {PriorSchema: r.priorViewSchema(ctx, 0), StateUpgrader: upgrade(true)},
+		1: {PriorSchema: r.priorViewSchema(ctx, 1), StateUpgrader: upgrade(false)},
 	}
 }
 
 // create creates the view the arguments describe and sets the attributes the
-// platform computes; it returns the UUID of the viewed score. what names the view in
-// an error detail.
-func (m *scoreViewAttributesModel) create(ctx context.Context, c *client.Client, what string, diags *diag.Diagnostics) (scoreUUID string) {
+// platform computes; it returns the UUID of the viewed score and when this machine
+// received the platform's answer. what names the view in an error detail.
+func (m *scoreViewAttributesModel) create(ctx context.Context, c *client.Client, what string, diags *diag.Diagnostics) (scoreUUID string, received time.Time) {
 	in := client.ViewInput{
 		Pages:         m.Pages.ValueString(),
 		LicenseString: m.LicenseString.ValueString(),
@@ -458,6 +555,7 @@ func (m *scoreViewAttributesModel) create(ctx context.Context, c *client.Client,
 		in.Printable = &printable
 	}
 	view, err := c.CreateView(ctx, m.Score.ValueString(), in)
+	received = time.Now()
 	if err != nil {
 		hint := "Check the view settings."
 		if client.IsNotFound(err) {
@@ -465,11 +563,11 @@ func (m *scoreViewAttributesModel) create(ctx context.Context, c *client.Client,
 		}
 		addClientError(diags, "Unable to create score view",
 			fmt.Sprintf("%s of score %q: %s", what, m.Score.ValueString(), hint), err)
-		return ""
+		return "", time.Time{}
 	}
 	m.ID = types.StringValue(viewID(view.ID))
 	m.ViewerURL = types.StringValue(view.ViewerURL)
 	m.CreatedAt = timeValue(view.CreatedAt)
 	m.ExpiresAt = timeValue(view.ExpiresAt)
-	return view.ScoreID
+	return view.ScoreID, received
 }

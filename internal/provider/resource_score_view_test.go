@@ -7,14 +7,21 @@ import (
 	"testing"
 	"time"
 
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
 const viewAddress = "mediaplatform_score_view.test"
@@ -228,5 +235,204 @@ func TestAccScoreView_validation(t *testing.T) {
   renew_before = "10 minutes"`, []string{"renew_before", "does not parse"}},
 		{`score = "s"
   license_string = "` + fmt.Sprintf("%01025d", 0) + `"`, []string{"license_string", "at most 1024 characters", "it has 1025"}},
+	})
+}
+
+// expiresAbout is a state check of an RFC 3339 time about want from now (±1 min).
+func expiresAbout(want time.Duration) knownvalue.Check {
+	return knownvalue.StringFunc(func(v string) error {
+		at, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			return err
+		}
+		if left := time.Until(at); left < want-time.Minute || left > want+time.Minute {
+			return fmt.Errorf("%s is %s away, want about %s", v, left.Round(time.Second), want)
+		}
+		return nil
+	})
+}
+
+// TestAccScoreView_gatewayClock: a view's lifetime comes from its own createdAt and
+// expiresAt, anchored when this machine received them, whatever the Date header
+// says. A gateway in front of the platform writes Date from its own clock (this
+// machine's), while the platform writes its timestamps on its own clock, hours
+// away. Platform 3 h behind the gateway: a fresh view of 2 h is kept by the plans
+// after the apply, -refresh=false ones included (judged on the Date offset, it
+// expired an hour ago). Platform 1 h ahead: a view of 20 s with renew_before 15 s is
+// replaced by a plan 7 s later (judged on the Date offset, it has an hour left).
+func TestAccScoreView_gatewayClock(t *testing.T) {
+	t.Parallel()
+	gateway := func(t *testing.T, platformOffset int) *testEmulator {
+		emu, proxy := newProxiedTestEmulatorWith(t, "a platform clock away from its gateway's Date header", emulator.Options{
+			RenderDelay: testRenderDelay, Faults: emulator.Faults{ClockOffsetSeconds: platformOffset},
+		})
+		proxy.Add(faultproxy.Fault{Header: faultproxy.GatewayDate(0)})
+		return emu
+	}
+	t.Run("platform 3 h behind the gateway", func(t *testing.T) {
+		t.Parallel()
+		emu := gateway(t, -3*3600)
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviderFactories(t),
+			Steps: []resource.TestStep{{
+				Config: emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score_view" "test" {
+  score      = %q
+  expires_in = 7200
+}
+`, publishTestScore(t, emu).Alias),
+				ConfigStateChecks: []statecheck.StateCheck{
+					// The platform's own timestamps: an hour ago by this machine's clock.
+					statecheck.ExpectKnownValue(viewAddress, tfjsonpath.New("expires_at"), expiresAbout(-time.Hour)),
+					statecheck.ExpectKnownValue(viewAddress, tfjsonpath.New("expires_locally_at"), expiresAbout(2*time.Hour)),
+				},
+				// The test harness plans after the apply with and without refresh: both empty.
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			}},
+		})
+	})
+	t.Run("platform 1 h ahead of the gateway", func(t *testing.T) {
+		t.Parallel()
+		emu := gateway(t, 3600)
+		config := emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score_view" "test" {
+  score        = %q
+  expires_in   = 20
+  renew_before = "15s"
+}
+`, publishTestScore(t, emu).Alias)
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviderFactories(t),
+			Steps: []resource.TestStep{
+				{
+					Config: config,
+					ConfigStateChecks: []statecheck.StateCheck{
+						statecheck.ExpectKnownValue(viewAddress, tfjsonpath.New("expires_at"), expiresAbout(time.Hour)),
+					},
+				},
+				{
+					PreConfig: func() { time.Sleep(7 * time.Second) },
+					Config:    config,
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(viewAddress, plancheck.ResourceActionReplace),
+					}},
+				},
+			},
+		})
+	})
+}
+
+// TestScoreViewTimeLeft: expires_locally_at alone judges a view; only a view
+// stored without it is judged on expires_at and the platform's clock offset.
+func TestScoreViewTimeLeft(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	threeHoursBehind := func() time.Duration { return -3 * time.Hour }
+	for name, tc := range map[string]struct {
+		expiresAt, expiresLocallyAt types.String
+		want                        time.Duration
+	}{
+		"anchored: the Date offset is ignored": {
+			types.StringValue("2026-11-21T09:00:00Z"), types.StringValue("2026-11-21T12:00:00Z"), 2 * time.Hour,
+		},
+		"no anchor: expires_at on the platform's clock": {
+			types.StringValue("2026-11-21T09:00:00Z"), types.StringNull(), 2 * time.Hour,
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			m := scoreViewModel{ExpiresLocallyAt: tc.expiresLocallyAt}
+			m.ExpiresAt = tc.expiresAt
+			left, err := m.timeLeft(now, threeHoursBehind)
+			if err != nil || left != tc.want {
+				t.Errorf("timeLeft = %s, %v; want %s", left, err, tc.want)
+			}
+		})
+	}
+	// The anchor is the create answer's arrival plus the view's own lifetime.
+	got := expiresLocallyAt(now, types.StringValue("2026-11-21T07:00:00.000Z"), types.StringValue("2026-11-21T09:00:00.000Z"))
+	if got.ValueString() != "2026-11-21T12:00:00Z" {
+		t.Errorf("expiresLocallyAt = %s, want 2026-11-21T12:00:00Z", got)
+	}
+	if got := expiresLocallyAt(now, types.StringValue("2026-11-21T07:00:00Z"), types.StringNull()); !got.IsNull() {
+		t.Errorf("expiresLocallyAt without expires_at = %s, want null", got)
+	}
+}
+
+// TestScoreViewStateUpgradeV1: a state of schema version 1 keeps every attribute
+// and gets a null expires_locally_at (when it was received was not recorded).
+func TestScoreViewStateUpgradeV1(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := &scoreViewResource{}
+	upgrader := r.UpgradeState(ctx)[1]
+	current := &fwresource.SchemaResponse{}
+	r.Schema(ctx, fwresource.SchemaRequest{}, current)
+	raw := tfprotov6.RawState{JSON: []byte(`{
+  "id": "` + viewID("8bd41c2e5f") + `",
+  "score": "my-score",
+  "printable": true,
+  "pages": "1-3",
+  "license_string": null,
+  "lang": "fr",
+  "expires_in": 7200,
+  "renew_before": "10m",
+  "viewer_url": "https://host/viewer/8bd41c2e5f",
+  "created_at": "2026-11-21T10:15:00Z",
+  "expires_at": "2026-11-21T12:15:00Z"
+}`)}
+	value, err := raw.UnmarshalWithOpts(upgrader.PriorSchema.Type().TerraformType(ctx), tfprotov6.UnmarshalOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := fwresource.UpgradeStateRequest{State: &tfsdk.State{Schema: *upgrader.PriorSchema, Raw: value}}
+	resp := &fwresource.UpgradeStateResponse{State: tfsdk.State{Schema: current.Schema}}
+	upgrader.StateUpgrader(ctx, req, resp)
+	if resp.Diagnostics.HasError() {
+		t.Fatal(resp.Diagnostics)
+	}
+	var got scoreViewModel
+	if diags := resp.State.Get(ctx, &got); diags.HasError() {
+		t.Fatal(diags)
+	}
+	want := scoreViewModel{
+		scoreViewAttributesModel: scoreViewAttributesModel{
+			ID: types.StringValue(viewID("8bd41c2e5f")), Score: types.StringValue("my-score"),
+			Printable: types.BoolValue(true), Pages: types.StringValue("1-3"), LicenseString: types.StringNull(),
+			Lang: types.StringValue("fr"), ExpiresIn: types.Int64Value(7200),
+			ViewerURL: types.StringValue("https://host/viewer/8bd41c2e5f"),
+			CreatedAt: types.StringValue("2026-11-21T10:15:00Z"), ExpiresAt: types.StringValue("2026-11-21T12:15:00Z"),
+		},
+		RenewBefore: types.StringValue("10m"), ExpiresLocallyAt: types.StringNull(),
+	}
+	if got != want {
+		t.Errorf("upgraded state\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+// TestAccScoreView_importRefused: an import block ends in the provider's own error,
+// which says why (the API cannot read a view back) and what to do, not in the
+// framework's "Resource Import Not Implemented".
+func TestAccScoreView_importRefused(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_5_0)},
+		Steps: []resource.TestStep{{
+			Config: emu.providerConfig() + `
+import {
+  to = mediaplatform_score_view.test
+  id = "view-0123456789abcdef0123"
+}
+resource "mediaplatform_score_view" "test" {
+  score = "my-score"
+}
+`,
+			ExpectError: errorPattern("Cannot import score view",
+				`mediaplatform_score_view cannot be imported (id "view-0123456789abcdef0123")`,
+				"the platform's API cannot read a view back", "Remove the import block",
+				"Terraform then creates the view anew, with a new viewer_url"),
+		}},
 	})
 }

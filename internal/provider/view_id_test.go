@@ -66,7 +66,7 @@ func TestScoreViewStateUpgrade(t *testing.T) {
 			if got.ID.ValueString() != tc.want || strings.Contains(got.ID.ValueString(), secret) {
 				t.Errorf("upgraded id %q, want %q", got.ID.ValueString(), tc.want)
 			}
-			if got.ViewerURL.ValueString() != tc.viewerURL || got.Score.ValueString() != "my-score" {
+			if got.ViewerURL.ValueString() != tc.viewerURL || got.Score.ValueString() != "my-score" || !got.ExpiresLocallyAt.IsNull() {
 				t.Errorf("the other attributes changed: %+v", got)
 			}
 		})
