@@ -208,7 +208,11 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 	})
 	stopPublish()
 	if err != nil {
-		addClientError(&resp.Diagnostics, "Unable to publish score", plan.detail(publishHint(err, plan.ScoreID.ValueString())), err)
+		hint := publishHint(err, plan.ScoreID.ValueString())
+		if client.IsConflict(err) {
+			hint = r.conflictHint(ctx, plan, hint)
+		}
+		addClientError(&resp.Diagnostics, "Unable to publish score", plan.detail(hint), err)
 		return
 	}
 	// The score exists from now on: record it before waiting, so that a failure while
@@ -264,6 +268,26 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 		}
 		resp.Diagnostics.AddWarning("Score "+plan.name()+" published, its rendering unconfirmed", detail+"\n\nError: "+err.Error())
 	}
+}
+
+// conflictHint says what to do about an alias in use when the score that holds it
+// has this resource's score_url and options: a run of this configuration that was
+// killed before it saved its state (terraform killed, its provider orphaned) leaves
+// exactly that. The provider still does not adopt it (another configuration may
+// manage a score of the same address), but says how to take it over. Otherwise, or
+// when the look-up fails, hint stands.
+func (r *scoreResource) conflictHint(ctx context.Context, plan scoreModel, hint string) string {
+	alias := plan.ScoreID.ValueString()
+	held, err := r.client.GetScore(ctx, alias)
+	if err != nil || held.ScoreURL != plan.ScoreURL.ValueString() || held.Transpose != plan.Transpose.ValueBool() {
+		return hint
+	}
+	return fmt.Sprintf("The alias %q (score_id) is taken by score %s, published at %s with this resource's score_url and "+
+		"options: a run of this configuration that was stopped before it could save its state (terraform killed, a CI job "+
+		"cancelled) may have published it. The provider does not adopt it on its own, since another configuration may "+
+		"manage it. If it is this configuration's, import it: terraform import <the resource address named below> %s "+
+		"(or an import block with id = %q); otherwise choose another score_id.",
+		alias, held.ID, held.CreatedAt.Format(time.RFC3339), alias, alias)
 }
 
 // publishHint says what to do about a failed publish, by its cause.

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/signal"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -44,6 +46,14 @@ func Serve(ctx context.Context, version string, debug bool) error {
 	if err != nil {
 		return err
 	}
+	if !debug {
+		// Started by Terraform: it stops the provider itself, and if it dies, the
+		// provider removes its tokens and exits.
+		stopSignals := outliveTermination(exitLogContext(ctx))
+		defer stopSignals()
+		stopWatch := watchParent(os.Getppid, parentPollInterval, func() { exitOrphaned(ctx) })
+		defer stopWatch()
+	}
 	err = tf6server.Serve(Address, func() tfprotov6.ProviderServer { return server }, opts...)
 
 	closeCtx, cancel := context.WithTimeout(exitLogContext(ctx), closeTimeout)
@@ -53,6 +63,79 @@ func Serve(ctx context.Context, version string, debug bool) error {
 		tflog.Warn(closeCtx, "Closing the platform sessions failed; they expire on their own", map[string]any{"error": closeErr.Error()})
 	}
 	return err
+}
+
+// outliveTermination keeps SIGTERM from killing the provider, as the plugin library
+// does for SIGINT. CI runners (`timeout -s TERM`), systemd and CI servers' abort
+// buttons signal the whole process group: Terraform stops gracefully on SIGTERM as on
+// Ctrl-C (it cancels the provider's operations, saves what they return, and then
+// shuts the provider down), but a provider that died at once would lose the scores it
+// had published to the state, and leave its platform token live. The provider ends
+// when Terraform shuts it down, or, should Terraform itself be gone, when watchParent
+// notices. It returns a function that restores the default.
+func outliveTermination(ctx context.Context) (stop func()) {
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-signals:
+				tflog.Info(ctx, "SIGTERM received: the provider goes on until Terraform, which stops on the same signal, "+
+					"shuts it down")
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(signals)
+		close(done)
+	}
+}
+
+// parentPollInterval is how often the provider checks that Terraform is still there.
+const parentPollInterval = time.Second
+
+// watchParent calls orphaned once when the process's parent changes from the one it
+// had at the start: Terraform was killed (kill -9, a crash) and the process was handed
+// to init. Nobody will then shut the provider down, and its platform token would stay
+// live until it expired. A process started by init itself is not watched. It returns
+// a function that stops the watch.
+func watchParent(getppid func() int, interval time.Duration, orphaned func()) (stop func()) {
+	parent := getppid()
+	done := make(chan struct{})
+	if parent <= 1 {
+		return func() {}
+	}
+	go func() {
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				if getppid() != parent {
+					orphaned()
+					return
+				}
+			}
+		}
+	}()
+	var once sync.Once
+	return func() { once.Do(func() { close(done) }) }
+}
+
+// exitOrphaned removes the platform tokens and administrator sessions of a provider
+// whose Terraform is gone, then ends the process. Nothing reads its output any more:
+// a write to the closed stderr must fail, not end the process before the logout.
+func exitOrphaned(ctx context.Context) {
+	signal.Ignore(syscall.SIGPIPE)
+	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
+	_ = CloseAll(closeCtx)
+	cancel()
+	os.Exit(1)
 }
 
 // exitLogContext carries a provider logger for the logout at exit, which runs after

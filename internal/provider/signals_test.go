@@ -1,0 +1,191 @@
+//go:build linux
+
+package provider
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+)
+
+// TestAccProviderSignals stops terraform runs the way CI does, through the real
+// provider binary under the real CLI, each run in a process group of its own: SIGTERM
+// to the whole group (`timeout -s TERM`, a systemd stop, a CI server's abort), and
+// kill -9 of terraform alone, which orphans the provider.
+func TestAccProviderSignals(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	terraformPath := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if terraformPath == "" {
+		var err error
+		if terraformPath, err = exec.LookPath("terraform"); err != nil {
+			t.Skip("terraform is not on PATH")
+		}
+	}
+	t.Parallel()
+	cliConfig := buildProviderForCLI(t)
+	// Scores rendering for 2 s a state: publishes take milliseconds, and each create
+	// then waits about 4 s for its rendering, when the signal comes.
+	newWorkspace := func(t *testing.T, what string) (*workspace, *emulator.Emulator) {
+		emu := newTestEmulatorWith(t, what, emulator.Options{RenderDelay: 2 * time.Second})
+		ctl := emu.control(t, what)
+		var config strings.Builder
+		for i := range 12 {
+			name := accName()
+			alias := ""
+			if i%2 == 0 {
+				alias = fmt.Sprintf("\n  score_id  = %q", name)
+			}
+			fmt.Fprintf(&config, "resource \"mediaplatform_score\" \"s%d\" {\n  score_url = %q%s\n}\n", i, accScoreURL(name), alias)
+		}
+		w := &workspace{t: t, terraform: terraformPath, dir: t.TempDir(), cliConfig: cliConfig, emu: emu}
+		w.write(config.String())
+		return w, ctl
+	}
+	// startGroup starts terraform apply in a process group of its own, and returns
+	// its output so far and a wait for its end.
+	startGroup := func(t *testing.T, w *workspace) (*exec.Cmd, *strings.Builder) {
+		cmd := w.command("apply", "-auto-approve")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Whatever happens, nothing of the group outlives the test.
+		t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+		return cmd, &out
+	}
+	waitForScores := func(t *testing.T, ctl *emulator.Emulator, n int, out *strings.Builder) {
+		deadline := time.Now().Add(90 * time.Second)
+		for ctl.Stats().Scores < n {
+			if time.Now().After(deadline) {
+				t.Fatalf("the platform never held %d scores:\n%s", n, out.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	// tokensGone waits up to limit for the platform to hold no live token.
+	tokensGone := func(ctl *emulator.Emulator, limit time.Duration) bool {
+		for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if ctl.Stats().LiveTokens == 0 {
+				return true
+			}
+		}
+		return false
+	}
+
+	t.Run("SIGTERM to the process group", func(t *testing.T) {
+		t.Parallel()
+		w, ctl := newWorkspace(t, "scores that render for seconds")
+		cmd, out := startGroup(t, w)
+		waitForScores(t, ctl, 10, out)
+		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait() // a stopped apply exits non-zero
+		held := ctl.Stats().Scores
+		list := strings.Fields(w.run("state", "list"))
+		if len(list) != held {
+			t.Errorf("after SIGTERM the platform holds %d scores and the state %d: %v\napply output:\n%s", held, len(list), list, out)
+		}
+		if !tokensGone(ctl, 5*time.Second) {
+			t.Errorf("after SIGTERM the provider's platform token is still live")
+		}
+		next := w.run("apply", "-auto-approve")
+		if n := ctl.Stats().Scores; n != 12 {
+			t.Errorf("after the stopped apply and one more, the platform holds %d scores, want 12 (no duplicates):\n%s", n, next)
+		}
+		w.run("destroy", "-auto-approve")
+	})
+
+	t.Run("kill -9 of terraform", func(t *testing.T) {
+		t.Parallel()
+		w, ctl := newWorkspace(t, "scores that render for seconds")
+		cmd, out := startGroup(t, w)
+		waitForScores(t, ctl, 10, out)
+		provider := childNamed(t, cmd.Process.Pid, "terraform-provider-mediaplatform")
+		if provider == 0 {
+			t.Fatalf("no provider process under terraform (pid %d)", cmd.Process.Pid)
+		}
+		if err := cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+		start := time.Now()
+		for alive(provider) {
+			if time.Since(start) > 15*time.Second {
+				t.Fatalf("the provider (pid %d) still runs %s after terraform was killed", provider, time.Since(start).Round(time.Second))
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Logf("the orphaned provider exited %s after terraform was killed", time.Since(start).Round(100*time.Millisecond))
+		if !tokensGone(ctl, time.Second) {
+			t.Errorf("the orphaned provider exited and left its platform token live")
+		}
+		// The killed run saved no state: the next apply meets the aliases it published.
+		// It refuses to adopt them, and says why they may be this configuration's.
+		cmd = w.command("apply", "-auto-approve")
+		again, err := cmd.CombinedOutput()
+		if err == nil {
+			t.Fatalf("the apply after kill -9 adopted scores it cannot know it created:\n%s", again)
+		}
+		for _, want := range []*regexp.Regexp{
+			errorPattern("Unable to publish score", "published at", "with this resource's score_url",
+				"a run of this configuration that was stopped before it could save its state", "terraform import"),
+		} {
+			if !want.MatchString(string(again)) {
+				t.Errorf("the apply after kill -9 lacks %q:\n%s", want, again)
+			}
+		}
+	})
+}
+
+// childNamed returns the pid of a child of parent whose command line names name, or 0.
+func childNamed(t *testing.T, parent int, name string) int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …: comm may hold spaces, so read after the last ')'.
+		fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(fields) < 2 || fields[1] != strconv.Itoa(parent) {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if strings.Contains(string(cmdline), name) {
+			return pid
+		}
+	}
+	return 0
+}
+
+// alive reports whether the process runs (a zombie waiting to be reaped does not).
+func alive(pid int) bool {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	return len(fields) > 0 && fields[0] != "Z"
+}
