@@ -225,3 +225,34 @@ func testAdoptWithForEach(t *testing.T, newWorkspace func(*testing.T, *testEmula
 		t.Errorf("after the import the plan is not empty:\n%.3000s", out)
 	}
 }
+
+// testDuplicateImport: two import blocks for one score (by UUID and by alias) warn
+// that the run imports it twice, naming both ids, instead of "2 imported" in silence.
+func testDuplicateImport(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+	emu := newTestEmulator(t)
+	s := publishTestScore(t, emu)
+	w := newWorkspace(t, emu, fmt.Sprintf(`
+import {
+  to = mediaplatform_score.by_uuid
+  id = %[1]q
+}
+import {
+  to = mediaplatform_score.by_alias
+  id = %[2]q
+}
+resource "mediaplatform_score" "by_uuid" {
+  score_url = %[3]q
+  score_id  = %[2]q
+}
+resource "mediaplatform_score" "by_alias" {
+  score_url = %[3]q
+  score_id  = %[2]q
+}
+`, s.ID, s.Alias, s.ScoreURL))
+	out := w.run("plan")
+	want := errorPattern("Warning: Score imported twice", "Score "+s.ID+" is imported a second time in this run",
+		"destroying either deletes it for both")
+	if !want.MatchString(out) || !strings.Contains(out, s.ID) || !strings.Contains(out, s.Alias) {
+		t.Errorf("the plan that imports one score twice lacks the warning %q:\n%s", want, out)
+	}
+}

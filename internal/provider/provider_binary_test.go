@@ -55,6 +55,7 @@ func TestAccProviderBinary(t *testing.T) {
 		{"log lines name their resource", testLogLines},
 		{"adopt 250 scores with terraform query", testAdoptWithQuery},
 		{"adopt scores with import for_each", testAdoptWithForEach},
+		{"the same score imported twice", testDuplicateImport},
 		{"batched refresh of 150 scores", testBatchedRefresh},
 		{"cancel a command with -invoke", testInvokeCancelCommand},
 		{"two states, one alias, a lost publish answer", testTwoStatesOneAlias},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -420,10 +421,40 @@ func (r *scoreResource) ImportState(ctx context.Context, req resource.ImportStat
 		addClientError(&resp.Diagnostics, "Cannot import score", fmt.Sprintf("Reading score %q to import it failed.", idOrAlias), err)
 		return
 	}
+	if first, again := noteImport(r.client, score.ID, idOrAlias); again {
+		resp.Diagnostics.AddWarning("Score imported twice",
+			fmt.Sprintf("Score %s is imported a second time in this run: first as %q, now as %q. Two resource addresses "+
+				"would then manage one score, and destroying either deletes it for both. Keep one import block (or one list "+
+				"block's result) for it and remove the other: the plan lists both imports of this id (Terraform does not "+
+				"tell the provider their addresses).", score.ID, first, idOrAlias))
+	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), score.ID)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("purge_on_destroy"), false)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("wait_for_rendering"), true)...)
 	setScoreIdentity(ctx, resp.Identity, score.ID, &resp.Diagnostics)
+}
+
+// importedScores are the scores imported by this process, per configured client: one
+// provider process serves every import of a Terraform run.
+var importedScores = struct {
+	sync.Mutex
+	byClient map[*client.Client]map[string]string // client → score UUID → the id it was first imported as
+}{byClient: map[*client.Client]map[string]string{}}
+
+// noteImport records that the score of UUID id was imported as given, and reports
+// whether it was imported before in this run, and as what.
+func noteImport(c *client.Client, id, given string) (first string, again bool) {
+	importedScores.Lock()
+	defer importedScores.Unlock()
+	seen := importedScores.byClient[c]
+	if seen == nil {
+		seen = map[string]string{}
+		importedScores.byClient[c] = seen
+	}
+	if first, again = seen[id]; !again {
+		seen[id] = given
+	}
+	return first, again
 }
 
 // detail names the score in a diagnostic detail: its id (once known), alias and URL.
