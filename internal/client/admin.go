@@ -84,6 +84,7 @@ func (c *Client) adminLogin(ctx context.Context, base string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("administrator login to %s as %q failed: %w", redactURL(base), c.cfg.AdminUsername, err)
 	}
+	c.credLoads.Add(1)
 	logDebug(ctx, "administrator login succeeded", map[string]any{"user": c.cfg.AdminUsername})
 	return token, nil
 }

@@ -195,6 +195,7 @@ func (c *Client) grant(ctx context.Context) (*AccessToken, error) {
 		tok.lifetime = time.Duration(out.ExpiresIn) * time.Second
 		tok.ExpiresAt = start.Add(tok.lifetime)
 	}
+	c.credLoads.Add(1)
 	logDebug(ctx, "platform token granted", map[string]any{"user": c.cfg.Username, "expires_in": out.ExpiresIn})
 	// Learn the extend and removal links now, while time is plenty: removing the
 	// token when Terraform ends the provider then takes one request, not two,

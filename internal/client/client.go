@@ -188,6 +188,14 @@ type Client struct {
 	// counts with GET (contract §V3).
 	countByGet atomic.Bool
 
+	// credLoads counts the administrator logins and token grants: a request whose
+	// credential was not loaded while it waited for it holds one that may have
+	// expired since (see do).
+	credLoads atomic.Uint64
+
+	// fallbacks are the slower paths already reported at WARN (see warnFallback).
+	fallbacks sync.Map
+
 	refresh scoreRefresh // RefreshScore's choice between GETs and one listing
 
 	closeOnce sync.Once

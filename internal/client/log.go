@@ -144,3 +144,15 @@ func (t *loggingTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	logDebug(ctx, "HTTP request", fields)
 	return resp, nil
 }
+
+// warnFallback logs at WARN, once per client and kind, that the provider takes a
+// slower path because an answer of the platform could not be used (a user who sets
+// TF_LOG=warn sees why a refresh reads score by score, say). Later occurrences log
+// at DEBUG.
+func (c *Client) warnFallback(ctx context.Context, kind, msg string, fields map[string]any) {
+	if _, seen := c.fallbacks.LoadOrStore(kind, true); seen {
+		logDebug(c.logContext(ctx), msg, fields)
+		return
+	}
+	tflog.Warn(c.logContext(ctx), msg, fields)
+}

@@ -92,6 +92,27 @@ type request struct {
 	textAnswer bool
 	// outcomeDetail completes an *UnknownOutcomeError for this call.
 	outcomeDetail string
+	// wrapper is the member that holds the answer's value ("score" of {"score": …});
+	// a platform may also send the value bare (see unwrap).
+	wrapper string
+}
+
+// unwrap returns the value of a 2xx answer: the member key of a JSON object that has
+// it, else the whole body. The specification shows no response body of the score
+// endpoints, so a platform may send {"score": {…}} (the contract) or the score alone,
+// {"count": 5} or 5, {"scores": […]} or […].
+func unwrap(body []byte, key string) []byte {
+	if key == "" {
+		return body
+	}
+	var doc map[string]json.RawMessage
+	if json.Unmarshal(body, &doc) != nil {
+		return body
+	}
+	if v, ok := doc[key]; ok {
+		return v
+	}
+	return body
 }
 
 // response is a complete HTTP answer.
@@ -106,11 +127,16 @@ type response struct {
 }
 
 // do runs r with the credential it needs, retrying once with a fresh login
-// when the shared session or token is rejected with 401. A 2xx body is decoded
-// into out (when non-nil); any other status becomes an *APIError.
+// when the shared session or token is rejected: with 401, or with 403 when the
+// credential is one loaded before this call, which may have expired since (the
+// specification shows neither status; a platform may answer an expired session with
+// 403, and only a 403 to a fresh credential says that the account lacks a right). A
+// 2xx body is decoded into out (when non-nil), out of its wrapper when r.wrapper
+// names one; any other status becomes an *APIError.
 func (c *Client) do(ctx context.Context, r *request, out any) (*response, error) {
 	ctx = c.logContext(ctx)
 	for attempt := 1; ; attempt++ {
+		loadsBefore := c.credLoads.Load()
 		var cred string
 		switch r.auth {
 		case authAdmin:
@@ -129,15 +155,17 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 			cred = r.cred
 		}
 
+		held := c.credLoads.Load() == loadsBefore // the credential was there before this call
 		resp, err := c.send(maskCredential(ctx, cred), r, cred)
 		if err != nil {
 			return nil, err
 		}
-		if resp.status == http.StatusUnauthorized && attempt == 1 && (r.auth == authAdmin || r.auth == authPlatform) {
+		rejected := resp.status == http.StatusUnauthorized || (resp.status == http.StatusForbidden && held)
+		if rejected && attempt == 1 && (r.auth == authAdmin || r.auth == authPlatform) {
 			// The credential expired or was invalidated: drop it (unless another
 			// goroutine already replaced it), log in again once and retry.
 			logDebug(ctx, "credential rejected, logging in again", map[string]any{
-				"method": r.method, "path": pathOf(resp.url),
+				"method": r.method, "path": pathOf(resp.url), "status": resp.status,
 			})
 			if r.auth == authAdmin {
 				c.session.resetIf(func(s string) bool { return s == cred })
@@ -168,7 +196,7 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 		// captive portal or a catch-all web front end answers 200 with a page of its own.
 		err = c.platformAnswer(r, resp)
 		if err == nil && out != nil && len(bytes.TrimSpace(resp.body)) > 0 && !r.textAnswer {
-			if uerr := json.Unmarshal(resp.body, out); uerr != nil {
+			if uerr := json.Unmarshal(unwrap(resp.body, r.wrapper), out); uerr != nil {
 				err = &UnreadableAnswerError{Method: r.method, Path: pathOf(resp.url), Status: resp.status, Reason: jsonProblem(uerr)}
 			}
 		}

@@ -362,7 +362,7 @@ func (c *Client) readPage(ctx context.Context, snap *scoreSnapshot, page int) {
 			r.failed = true
 		}
 		snap.broadcast()
-		logDebug(c.logContext(ctx), "listing the scores for a batched refresh failed; reading scores one by one",
+		c.warnFallback(ctx, "refresh", "listing the scores for a batched refresh failed; reading scores one by one",
 			map[string]any{"error": err.Error()})
 		return
 	}
@@ -400,7 +400,7 @@ func (c *Client) countForRefresh(ctx context.Context, count *countResult) {
 		c.refresh.mu.Unlock()
 	}
 	if count.err != nil {
-		logDebug(c.logContext(ctx), "counting the scores for a batched refresh failed; reading scores one by one",
+		c.warnFallback(ctx, "refresh", "counting the scores for a batched refresh failed; reading scores one by one",
 			map[string]any{"error": count.err.Error()})
 	}
 }

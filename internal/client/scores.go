@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Score status values. The API names only pending; the others are the
@@ -214,9 +216,12 @@ func (v *View) UnmarshalJSON(b []byte) error {
 type Health struct {
 	Status   string
 	Verifier string
-	// Healthy is true when Status is "ok".
+	// Healthy is true when Status is "ok" (in any case).
 	Healthy bool
-	Raw     json.RawMessage
+	// Raw is the answer when it is JSON.
+	Raw json.RawMessage
+	// Note says why Status is "unknown" (an answer that holds no status).
+	Note string
 }
 
 // scoreURL returns the address of one score.
@@ -263,23 +268,21 @@ func (c *Client) PublishScore(ctx context.Context, in PublishScoreInput) (*Score
 	// run created cannot be older.
 	var firstSent time.Time
 	for attempt := 0; ; attempt++ {
-		var out struct {
-			Score *Score `json:"score"`
-		}
+		var out *Score
 		req := &request{
 			method: http.MethodPost, url: base + "/scores", body: body, auth: authPlatform,
-			outcomeDetail: "the score may have been created",
+			outcomeDetail: "the score may have been created", wrapper: "score",
 		}
 		sent := time.Now()
 		resp, err := c.do(ctx, req, &out)
-		if err == nil && (out.Score == nil || out.Score.ID == "") {
+		if err == nil && (out == nil || out.ID == "") {
 			// The platform accepted the request (2xx) but its answer does not say
 			// which score it created: as good as no answer.
 			err = req.unknownOutcome(pathOf(resp.url), errors.New("the answer holds no score"))
 		}
 		switch {
 		case err == nil:
-			return out.Score, nil
+			return c.completePublished(ctx, out, in), nil
 
 		case IsUnknownOutcome(err) && ctx.Err() == nil:
 			if firstSent.IsZero() {
@@ -311,6 +314,35 @@ func (c *Client) PublishScore(ctx context.Context, in PublishScoreInput) (*Score
 			return nil, err
 		}
 	}
+}
+
+// completePublished returns the score a publish answered, read back when the answer
+// lacks a field the state needs (its scoreUrl, status or creation time): the
+// specification shows no response body, and a platform may answer only the new
+// score's id. Should the read fail, the fields are taken from what was published
+// (a new score is pending), and the next refresh reads the rest.
+func (c *Client) completePublished(ctx context.Context, s *Score, in PublishScoreInput) *Score {
+	if s.ScoreURL != "" && s.Status != "" && !s.CreatedAt.IsZero() {
+		return s
+	}
+	c.warnFallback(ctx, "publish-answer", "the platform's answer to a publish lacks fields the state needs (scoreUrl, "+
+		"status or createdAt); the provider reads each published score back", nil)
+	if full, err := c.GetScore(ctx, s.ID); err == nil && full.ID == s.ID {
+		return full
+	} else if err != nil {
+		logDebug(ctx, "reading a published score back failed; taking its fields from the request", map[string]any{"error": err.Error()})
+	}
+	if s.ScoreURL == "" {
+		s.ScoreURL = in.ScoreURL
+	}
+	if s.Alias == "" {
+		s.Alias = in.Alias
+	}
+	if s.Status == "" {
+		s.Status = ScoreStatusPending
+	}
+	s.Transpose = in.Transpose
+	return s
 }
 
 // recoverPublish looks for the score that a publish of in, first sent at sent (this
@@ -406,16 +438,14 @@ func (c *Client) GetScore(ctx context.Context, idOrAlias string) (*Score, error)
 	if err != nil {
 		return nil, err
 	}
-	var out struct {
-		Score *Score `json:"score"`
-	}
-	if _, err := c.do(ctx, &request{method: http.MethodGet, url: u, auth: authPlatform}, &out); err != nil {
+	var out *Score
+	if _, err := c.do(ctx, &request{method: http.MethodGet, url: u, auth: authPlatform, wrapper: "score"}, &out); err != nil {
 		return nil, c.confirmScoreGone(ctx, err)
 	}
-	if out.Score == nil {
+	if out == nil || out.ID == "" {
 		return nil, fmt.Errorf("reading score %q: the answer holds no score", idOrAlias)
 	}
-	return out.Score, nil
+	return out, nil
 }
 
 // ListScores returns one page of scores, in the platform's order (the contract's
@@ -435,13 +465,12 @@ func (c *Client) ListScores(ctx context.Context, in ListScoresInput) ([]*Score, 
 	if err != nil {
 		return nil, err
 	}
-	var out struct {
-		Scores []*Score `json:"scores"`
-	}
-	if _, err := c.do(ctx, &request{method: http.MethodGet, url: base + "/scores", query: q, body: body, auth: authPlatform}, &out); err != nil {
+	var out []*Score
+	req := &request{method: http.MethodGet, url: base + "/scores", query: q, body: body, auth: authPlatform, wrapper: "scores"}
+	if _, err := c.do(ctx, req, &out); err != nil {
 		return nil, err
 	}
-	return out.Scores, nil
+	return out, nil
 }
 
 // scoreQueryParams are the parameters of a list or count call, both in the query
@@ -527,30 +556,29 @@ const maxCounts = 5
 
 // countOnce asks the platform for the count once.
 func (c *Client) countOnce(ctx context.Context, base string, q url.Values, body map[string]any) (int, error) {
-	var out struct {
-		Count *int `json:"count"`
-	}
+	var out *int
 	// Counting changes nothing, so it is safe to repeat. The specification lists the
 	// count as POST and shows GET in its example (contract §V3): after a 405 to the
 	// POST, this platform counts with GET for the rest of the process.
-	req := &request{method: http.MethodPost, url: base + "/scores/count", query: q, body: body, auth: authPlatform, retrySafe: true}
+	req := &request{method: http.MethodPost, url: base + "/scores/count", query: q, body: body, auth: authPlatform,
+		retrySafe: true, wrapper: "count"}
 	if c.countByGet.Load() {
 		req.method = http.MethodGet
 	}
 	_, err := c.do(ctx, req, &out)
 	if statusOf(err) == http.StatusMethodNotAllowed && req.method == http.MethodPost {
 		c.countByGet.Store(true)
-		logDebug(c.logContext(ctx), "the platform counts scores with GET (POST answered 405); using GET from now on", nil)
+		c.warnFallback(ctx, "count-get", "the platform counts scores with GET (POST answered 405); using GET from now on", nil)
 		req.method = http.MethodGet
 		_, err = c.do(ctx, req, &out)
 	}
 	if err != nil {
 		return 0, err
 	}
-	if out.Count == nil {
+	if out == nil {
 		return 0, errors.New("counting scores: the answer holds no count")
 	}
-	return *out.Count, nil
+	return *out, nil
 }
 
 // checkCount refuses a count that cannot be true for the request (contract §V4): a
@@ -706,40 +734,78 @@ func (c *Client) CreateView(ctx context.Context, scoreIDOrAlias string, in ViewI
 	if in.ExpiresIn > 0 {
 		body["expiresIn"] = in.ExpiresIn
 	}
-	var out struct {
-		View *View `json:"view"`
-	}
+	var out *View
 	// A spare view cannot be listed or used by anyone without its URL and
 	// expires on its own, so repeating a lost request is harmless.
-	if _, err := c.do(ctx, &request{method: http.MethodPost, url: u + "/view", body: body, auth: authPlatform, retrySafe: true}, &out); err != nil {
+	req := &request{method: http.MethodPost, url: u + "/view", body: body, auth: authPlatform, retrySafe: true, wrapper: "view"}
+	if _, err := c.do(ctx, req, &out); err != nil {
 		return nil, err
 	}
-	if out.View == nil {
+	if out == nil || out.ViewerURL == "" {
 		return nil, fmt.Errorf("creating a view of score %q: the answer holds no view", scoreIDOrAlias)
 	}
-	return out.View, nil
+	return out, nil
 }
 
-// Health reads the publishing service's health report (GET /core/health).
+// Health reads the publishing service's health report (GET /core/health). The
+// specification calls the call unreliable ("not strictly part of the public API and
+// must not be relied upon") and shows no body of its own, so whatever a 2xx carries,
+// Health reports what it can and fails on no answer's shape (contract §V): the
+// contract's {"service": {"healthStatus": …}}, a top-level status, or a short text
+// ("OK") give the status as reported; anything else (an HTML page, other JSON) is
+// status "unknown", with Note saying why. Only a failed request is an error.
 func (c *Client) Health(ctx context.Context) (*Health, error) {
 	base, err := c.PublishingURL()
 	if err != nil {
 		return nil, err
 	}
-	var out struct {
+	resp, err := c.do(ctx, &request{method: http.MethodGet, url: base + "/core/health", auth: authPlatform, textAnswer: true}, nil)
+	var foreign *ForeignAnswerError
+	if errors.As(err, &foreign) {
+		return &Health{Status: healthUnknown, Note: foreign.Error()}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	h := readHealth(resp.body)
+	h.Healthy = strings.EqualFold(h.Status, "ok")
+	if h.Status == healthUnknown {
+		c.warnFallback(ctx, "health", "the health answer holds no status the provider can read; reported as unknown", nil)
+	}
+	return h, nil
+}
+
+// healthUnknown is the status of a health answer that says none.
+const healthUnknown = "unknown"
+
+// readHealth takes the status out of a 2xx health answer of any form.
+func readHealth(body []byte) *Health {
+	body = bytes.TrimSpace(body)
+	var doc struct {
 		Service struct {
 			HealthStatus   string `json:"healthStatus"`
 			HealthVerifier string `json:"healthVerifier"`
 		} `json:"service"`
+		HealthStatus string `json:"healthStatus"`
+		Status       string `json:"status"`
 	}
-	resp, err := c.do(ctx, &request{method: http.MethodGet, url: base + "/core/health", auth: authPlatform}, &out)
-	if err != nil {
-		return nil, err
+	if json.Valid(body) {
+		if json.Unmarshal(body, &doc) == nil {
+			for _, status := range []string{doc.Service.HealthStatus, doc.HealthStatus, doc.Status} {
+				if status != "" {
+					return &Health{Status: status, Verifier: doc.Service.HealthVerifier, Raw: json.RawMessage(body)}
+				}
+			}
+		}
+		return &Health{Status: healthUnknown, Note: "the answer is JSON without a health status", Raw: json.RawMessage(body)}
 	}
-	return &Health{
-		Status: out.Service.HealthStatus, Verifier: out.Service.HealthVerifier,
-		Healthy: out.Service.HealthStatus == "ok", Raw: json.RawMessage(resp.body),
-	}, nil
+	// A short word of text ("OK", "healthy"): the status as reported.
+	if text := string(body); len(text) > 0 && len(text) <= 32 && !strings.ContainsFunc(text, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '_' && r != ' '
+	}) {
+		return &Health{Status: text}
+	}
+	return &Health{Status: healthUnknown, Note: "the answer is text that says no status"}
 }
 
 // WaitForRendering polls a score, backing off from 100 ms to 2 s, until its

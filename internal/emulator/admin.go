@@ -167,8 +167,12 @@ func (e *Emulator) withSession(next func(http.ResponseWriter, *http.Request, str
 		}
 		e.admin.mu.Unlock()
 		if !ok {
-			writeProblem(w, http.StatusUnauthorized, "admin", "UNAUTHORIZED",
-				"missing, unknown, expired or invalidated session token", nil)
+			status := http.StatusUnauthorized
+			code := "UNAUTHORIZED"
+			if e.readings().ForbiddenWhenExpired {
+				status, code = http.StatusForbidden, "FORBIDDEN"
+			}
+			writeProblem(w, status, "admin", code, "missing, unknown, expired or invalidated session token", nil)
 			return
 		}
 		next(w, r, token, s)

@@ -202,6 +202,10 @@ func (e *Emulator) platformCaller(w http.ResponseWriter, r *http.Request) (*User
 	ok = ok && t.alive(time.Now())
 	e.auth.mu.Unlock()
 	if !ok {
+		if e.readings().ForbiddenWhenExpired {
+			writeProblem(w, http.StatusForbidden, "auth", "FORBIDDEN", "missing, unknown, expired or removed access token", nil)
+			return nil, ""
+		}
 		unauthorizedToken(w)
 		return nil, ""
 	}

@@ -59,6 +59,20 @@ type Readings struct {
 	// NewestFirst (V9): GET /scores lists the newest scores first (createdAt, then id,
 	// descending), so that every publish moves every score already listed forward.
 	NewestFirst bool `json:"newestFirst"`
+	// ForbiddenWhenExpired: an expired, unknown or invalidated administrator session or
+	// platform token is answered 403 instead of 401 (the specification shows neither).
+	ForbiddenWhenExpired bool `json:"forbiddenWhenExpired"`
+	// BareCount: the count answers the number alone (`5`) instead of {"count": 5}.
+	BareCount bool `json:"bareCount"`
+	// TextHealth: GET /core/health answers 200 text/plain "OK" (the specification
+	// calls the endpoint unreliable and shows no body of its own).
+	TextHealth bool `json:"textHealth"`
+	// MinimalPublishAnswer: POST /scores answers only the new score's id
+	// ({"score": {"id": …}}): the response bodies of the score endpoints are not shown.
+	MinimalPublishAnswer bool `json:"minimalPublishAnswer"`
+	// BareBodies: the score endpoints answer their object without its wrapper (the
+	// score itself instead of {"score": …}, the view itself, the list as a bare array).
+	BareBodies bool `json:"bareBodies"`
 }
 
 // readingFields are the Readings' fields by JSON name, in declaration order.

@@ -275,3 +275,46 @@ func TestSeedControl(t *testing.T) {
 		t.Errorf("a taken alias: %d %s", res.status, res.body)
 	}
 }
+
+// TestReadingsFoundFromTheSpecification: the readings added by walking the
+// specification's "not shown" endpoint by endpoint answer as WIRE.md says.
+func TestReadingsFoundFromTheSpecification(t *testing.T) {
+	t.Parallel()
+	et := newEmuTester(t, Options{})
+	token := et.platformLogin("alice", "alice-secret")
+	et.publishN(token, 2)
+	et.withReadings("forbiddenWhenExpired", "bareCount", "textHealth", "minimalPublishAnswer", "bareBodies")
+	pub := et.e.PublishingURL(et.srv.URL)
+	h := http.Header{"Authorization": {"Bearer " + token}, "Content-Type": {"application/json"}}
+	if res := et.do(http.MethodPost, pub+"/scores/count", h, strings.NewReader(`{}`)); strings.TrimSpace(string(res.body)) != "2" {
+		t.Errorf("bare count: %d %s", res.status, res.body)
+	}
+	if res := et.do(http.MethodGet, pub+"/core/health", h, nil); res.status != 200 || string(res.body) != "OK" ||
+		res.header.Get("Content-Type") != "text/plain" {
+		t.Errorf("text health: %d %v %s", res.status, res.header, res.body)
+	}
+	res := et.do(http.MethodPost, pub+"/scores", h, strings.NewReader(`{"scoreUrl":"https://cdn.example/m.sib"}`))
+	var published map[string]any
+	res.decode(t, &published)
+	if len(published) != 1 || published["id"] == nil {
+		t.Errorf("minimal, bare publish answer: %s", res.body)
+	}
+	list := et.do(http.MethodGet, pub+"/scores", h, nil)
+	if !strings.HasPrefix(strings.TrimSpace(string(list.body)), "[") {
+		t.Errorf("bare list: %s", list.body)
+	}
+	got := et.do(http.MethodGet, pub+"/scores/"+emuString(t, published["id"]), h, nil)
+	var score map[string]any
+	got.decode(t, &score)
+	if score["id"] != published["id"] || score["scoreUrl"] != "https://cdn.example/m.sib" {
+		t.Errorf("bare score: %s", got.body)
+	}
+	et.e.Expire(true, true)
+	if res := et.do(http.MethodGet, pub+"/scores", h, nil); res.status != http.StatusForbidden {
+		t.Errorf("an expired token: %d, want 403", res.status)
+	}
+	session := et.do(http.MethodGet, et.e.AdminURL(et.srv.URL)+"/externalauth", http.Header{"token": {"expired-or-unknown"}}, nil)
+	if session.status != http.StatusForbidden {
+		t.Errorf("an unknown session: %d, want 403", session.status)
+	}
+}

@@ -285,7 +285,20 @@ func (e *Emulator) handlePublishScore(w http.ResponseWriter, r *http.Request, u 
 		s.aliases[alias] = rec.id
 	}
 	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, map[string]any{"score": rec.toJSON(scoreStatusPending, rec.createdAt)})
+	var answer any = rec.toJSON(scoreStatusPending, rec.createdAt)
+	if e.readings().MinimalPublishAnswer {
+		answer = map[string]any{"id": rec.id}
+	}
+	e.writeWrapped(w, "score", answer)
+}
+
+// writeWrapped writes v as {key: v}, or v alone under the BareBodies reading.
+func (e *Emulator) writeWrapped(w http.ResponseWriter, key string, v any) {
+	if e.readings().BareBodies {
+		writeJSON(w, http.StatusOK, v)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{key: v})
 }
 
 // scoreURLHost returns the lower-cased host name of an absolute http(s) URL.
@@ -457,6 +470,10 @@ func (e *Emulator) handleListScores(w http.ResponseWriter, r *http.Request, _ *U
 	}
 	scores := e.matching(q.criteria)
 	from, to := q.window(len(scores))
+	if e.readings().BareBodies {
+		writeJSON(w, http.StatusOK, scores[from:to])
+		return
+	}
 	answer := map[string]any{"scores": scores[from:to]}
 	if e.readings().ListEnvelope {
 		// Contract §V8: envelope fields beside the list.
@@ -501,6 +518,10 @@ func (e *Emulator) handleCountScores(w http.ResponseWriter, r *http.Request, _ *
 		return
 	}
 	from, to := q.window(len(e.matching(q.criteria)))
+	if e.readings().BareCount {
+		writeJSON(w, http.StatusOK, to-from)
+		return
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"count": to - from})
 }
 
@@ -567,7 +588,7 @@ func (e *Emulator) handleGetScore(w http.ResponseWriter, r *http.Request, _ *Use
 		scoreNotFound(w, id)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"score": e.scoreAt(rec, now)})
+	e.writeWrapped(w, "score", e.scoreAt(rec, now))
 }
 
 func (e *Emulator) handleDeleteScore(w http.ResponseWriter, r *http.Request, _ *User) {
@@ -604,7 +625,7 @@ func (e *Emulator) handleDeleteScore(w http.ResponseWriter, r *http.Request, _ *
 	s.mu.Unlock()
 	if e.readings().DeleteAnswersScore {
 		// Contract §V6: the deleted score instead of an empty answer.
-		writeJSON(w, http.StatusOK, map[string]any{"score": answer})
+		e.writeWrapped(w, "score", answer)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -613,6 +634,11 @@ func (e *Emulator) handleDeleteScore(w http.ResponseWriter, r *http.Request, _ *
 // GET /core/health
 
 func (e *Emulator) handleHealth(w http.ResponseWriter, _ *http.Request, _ *User) {
+	if e.readings().TextHealth {
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = w.Write([]byte("OK"))
+		return
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"service": map[string]any{
 		"healthStatus": "ok", "healthVerifier": "default",
 	}})

@@ -174,14 +174,14 @@ func (e *Emulator) handleCreateView(w http.ResponseWriter, r *http.Request, _ *U
 	}
 	s.views[view.id] = view
 	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, map[string]any{"view": viewJSON{
+	e.writeWrapped(w, "view", viewJSON{
 		ID:        view.id,
 		ScoreID:   view.scoreID,
 		ViewerURL: baseURL(r) + "/viewer/" + view.id,
 		CreatedAt: formatTime(view.createdAt),
 		ExpiresAt: formatTime(view.expiresAt),
 		Settings:  settings,
-	}})
+	})
 }
 
 // GET /viewer/{viewId} (no authentication)

@@ -38,18 +38,20 @@ func (d *healthDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The score publishing service's health report (`GET /core/health`), e.g. for a `check` block or a " +
 			"precondition. The platform documents this call as not strictly part of its public API, so use it for " +
-			"diagnostics rather than as a hard dependency. An unreachable service is an error, not `healthy = false`.",
+			"diagnostics rather than as a hard dependency. An unreachable service is an error, not `healthy = false`; an " +
+			"answer in a form the provider cannot read gives `health_status = \"unknown\"` and a warning, never an error.",
 		Attributes: map[string]schema.Attribute{
 			"health_status": schema.StringAttribute{
-				MarkdownDescription: "The service's health status as reported (`service.healthStatus`), `ok` when healthy.",
-				Computed:            true,
+				MarkdownDescription: "The service's health status as reported (`service.healthStatus`, or a status in another form of answer, " +
+					"such as a plain-text `OK`), `ok` when healthy; `unknown` when the answer holds none.",
+				Computed: true,
 			},
 			"health_verifier": schema.StringAttribute{
 				MarkdownDescription: "Which verifier produced the report (`service.healthVerifier`), e.g. `default`.",
 				Computed:            true,
 			},
 			"healthy": schema.BoolAttribute{
-				MarkdownDescription: "Whether `health_status` is `ok`.",
+				MarkdownDescription: "Whether `health_status` is `ok` (in any case).",
 				Computed:            true,
 			},
 		},
@@ -66,6 +68,13 @@ func (d *healthDataSource) Read(ctx context.Context, _ datasource.ReadRequest, r
 		addClientError(&resp.Diagnostics, "Unable to read service health",
 			"The publishing service's health report could not be read.", err)
 		return
+	}
+	if h.Note != "" {
+		// The call is not part of the public API: its answer's shape fails no plan.
+		resp.Diagnostics.AddWarning("Service health unknown",
+			"The publishing service answered its health check, but the answer holds no health status the provider can "+
+				"read, so health_status is \"unknown\" and healthy is false. The platform documents the call as not part of "+
+				"its public API; its answer may differ between platforms, or come from a proxy in front of it.\n\n"+h.Note)
 	}
 	data := healthDataSourceModel{
 		HealthStatus:   types.StringValue(h.Status),

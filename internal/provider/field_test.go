@@ -83,21 +83,26 @@ resource "mediaplatform_score" "aliased" {
 resource "mediaplatform_score" "plain" {
   score_url = %[3]q
 }
+resource "mediaplatform_score" "nowait" {
+  score_url          = %[5]q
+  wait_for_rendering = false
+}
 resource "mediaplatform_score_view" "test" {
   score = mediaplatform_score.aliased.score_id
 }
 data "mediaplatform_scores" "all" {
-  depends_on = [mediaplatform_score.aliased, mediaplatform_score.plain]
+  depends_on = [mediaplatform_score.aliased, mediaplatform_score.plain, mediaplatform_score.nowait]
 }
 data "mediaplatform_score_count" "tail" {
-  depends_on = [mediaplatform_score.aliased, mediaplatform_score.plain]
+  depends_on = [mediaplatform_score.aliased, mediaplatform_score.plain, mediaplatform_score.nowait]
   offset     = %[4]d
 }
 data "mediaplatform_score_count" "plain" {
   depends_on = [mediaplatform_score.plain]
   score_url  = %[3]q
 }
-`, accScoreURL(alias), alias, accScoreURL(alias+"-plain"), fieldPlatformScores-3)
+data "mediaplatform_health" "test" {}
+`, accScoreURL(alias), alias, accScoreURL(alias+"-plain"), fieldPlatformScores-3, accScoreURL(alias+"-nowait"))
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testProviderFactories(t),
 				Steps: []resource.TestStep{
@@ -105,8 +110,11 @@ data "mediaplatform_score_count" "plain" {
 						Config: config,
 						ConfigStateChecks: []statecheck.StateCheck{
 							statecheck.ExpectKnownValue("data.mediaplatform_scores.all", tfjsonpath.New("scores"),
-								knownvalue.ListSizeExact(fieldPlatformScores+2)),
-							statecheck.ExpectKnownValue("data.mediaplatform_score_count.tail", tfjsonpath.New("total"), knownvalue.Int64Exact(5)),
+								knownvalue.ListSizeExact(fieldPlatformScores+3)),
+							statecheck.ExpectKnownValue("data.mediaplatform_score_count.tail", tfjsonpath.New("total"), knownvalue.Int64Exact(6)),
+							statecheck.ExpectKnownValue("mediaplatform_score.nowait", tfjsonpath.New("score_url"),
+								knownvalue.StringExact(accScoreURL(alias+"-nowait"))),
+							statecheck.ExpectKnownValue("data.mediaplatform_health.test", tfjsonpath.New("healthy"), knownvalue.Bool(true)),
 							statecheck.ExpectKnownValue("data.mediaplatform_score_count.plain", tfjsonpath.New("total"), knownvalue.Int64Exact(1)),
 							statecheck.ExpectKnownValue("mediaplatform_external_authentication.test", tfjsonpath.New("domain_name"),
 								knownvalue.StringExact("CORP")),
