@@ -176,6 +176,11 @@ func (c *Client) PutExternalAuthentication(ctx context.Context, s ExternalAuthen
 	if err != nil {
 		return nil, singletonAddressError(base, err)
 	}
+	if len(bytes.TrimSpace(resp.body)) == 0 {
+		// The response bodies of the administrator API are not shown: a platform may
+		// store the settings and answer nothing (204). Read back what it stored.
+		return c.GetExternalAuthentication(ctx)
+	}
 	return parseExternalAuthentication(resp.body)
 }
 

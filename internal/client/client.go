@@ -196,6 +196,9 @@ type Client struct {
 	// fallbacks are the slower paths already reported at WARN (see warnFallback).
 	fallbacks sync.Map
 
+	// proxy is the transport's choice of forward proxy for a request (nil: none).
+	proxy func(*http.Request) (*url.URL, error)
+
 	refresh scoreRefresh // RefreshScore's choice between GETs and one listing
 
 	closeOnce sync.Once
@@ -295,6 +298,9 @@ func New(cfg Config) (*Client, error) {
 		userAgent: "terraform-provider-mediaplatform/" + version,
 		secrets:   configuredSecrets(cfg),
 		token:     cache[*AccessToken]{serve: tokenPolicy},
+	}
+	if t, ok := transport.(*http.Transport); ok {
+		c.proxy = t.Proxy
 	}
 	c.http = &retryablehttp.Client{
 		HTTPClient: &http.Client{

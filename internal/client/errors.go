@@ -45,6 +45,15 @@ type APIError struct {
 	// Method and Path identify the request (the path never carries a query).
 	Method string
 	Path   string
+	// HTML is set when the body was an HTML page: something other than the
+	// platform's API (a proxy, a firewall, another web server) may have answered.
+	HTML bool
+	// Host is host:port of the request and Setting the provider setting whose
+	// address it is ("" when none matches).
+	Host, Setting string
+	// Proxy and ProxyVar name the forward proxy the request went through and the
+	// environment variable that set it, as for NetworkError.
+	Proxy, ProxyVar string
 }
 
 // Error gives the request, the status, the code and the message.
@@ -252,7 +261,10 @@ const (
 	NetworkTLS     = "tls"     // the platform's TLS certificate is not trusted
 	// NetworkPlainHTTP: an https:// address whose server answered in plain HTTP.
 	NetworkPlainHTTP = "plain-http"
-	NetworkOther     = "other" // the connection failed otherwise (reset, closed)
+	// NetworkProxy: the forward proxy the request was to go through could not be
+	// reached (Proxy and ProxyVar name it); nothing reached the platform.
+	NetworkProxy = "proxy"
+	NetworkOther = "other" // the connection failed otherwise (reset, closed)
 )
 
 // NetworkError is a request that got no answer at all, classified by cause, with
@@ -269,7 +281,11 @@ type NetworkError struct {
 	Attempts int
 	// TLS says why the certificate failed verification (Kind NetworkTLS only).
 	TLS *TLSProblem
-	Err error
+	// Proxy is host:port of the forward proxy the request went through ("" for a
+	// direct connection), ProxyVar the environment variable that set it ("" when
+	// unknown).
+	Proxy, ProxyVar string
+	Err             error
 }
 
 // Why a platform's TLS certificate failed verification, by cause.
@@ -333,6 +349,8 @@ func (e *NetworkError) Error() string {
 		if e.TLS != nil {
 			what = e.TLS.String() + " (" + e.Host + ")"
 		}
+	case NetworkProxy:
+		what = "the proxy at " + e.Proxy + " could not be reached on the way to " + e.Host
 	default:
 		what = "the connection to " + e.Host + " failed"
 	}

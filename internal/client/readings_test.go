@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
 // readingEnv is an emulator serving the named readings and a client of it.
@@ -101,6 +102,13 @@ func TestHealthOfAnyShape(t *testing.T) {
 	if err != nil || h.Status != "OK" || !h.Healthy || h.Note != "" {
 		t.Fatalf("text health: %+v, %v", h, err)
 	}
+	// An HTML page for the health call alone: unknown, with why; a page on the way
+	// (the login) is still the error it is.
+	proxied, p := env.proxiedClient()
+	p.Add(faultproxy.Fault{Path: `/core/health$`, Respond: blockedPage})
+	if h, err := proxied.Health(env.ctx); err != nil || h.Status != healthUnknown || h.Healthy || !strings.Contains(h.Note, "HTML page") {
+		t.Errorf("an HTML health page: %+v, %v", h, err)
+	}
 	for body, want := range map[string]string{
 		`{"service":{"healthStatus":"ok","healthVerifier":"default"}}`: "ok",
 		`{"status":"UP"}`:     "UP",
@@ -161,5 +169,17 @@ func TestBareBodies(t *testing.T) {
 	}
 	if _, err := c.GetScore(env.ctx, "bare"); !IsNotFound(err) {
 		t.Fatalf("after the delete: %v", err)
+	}
+}
+
+// TestEmptySettingsAnswer: a PUT of the settings answered 204 with no body is read
+// back, so the stored settings are what the caller gets.
+func TestEmptySettingsAnswer(t *testing.T) {
+	t.Parallel()
+	env, c := readingEnv(t, "emptySettingsAnswer")
+	got, err := c.PutExternalAuthentication(env.ctx, ExternalAuthentication{DomainName: "CORP", Enabled: true,
+		Servers: []AuthServer{{Address: "dc1.corp.example", Port: 636, Enabled: true}}})
+	if err != nil || got.DomainName != "CORP" || len(got.Servers) != 1 || got.Servers[0].Port != 636 {
+		t.Fatalf("settings stored with an empty answer: %+v, %v", got, err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -182,6 +183,8 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 		}
 		if resp.status < 200 || resp.status > 299 {
 			apiErr := parseAPIError(r.method, resp)
+			apiErr.Host, apiErr.Setting = resp.url.Host, c.settingFor(resp.url)
+			apiErr.Proxy, apiErr.ProxyVar = c.proxyFor(resp.url)
 			c.maskAPIError(apiErr)
 			logDebug(ctx, "API error", map[string]any{
 				"method": r.method, "path": apiErr.Path, "status": apiErr.Status, "code": apiErr.Code,
@@ -515,8 +518,12 @@ func (c *Client) networkError(method string, u *url.URL, err error, attempts int
 		Method: method, Path: pathOf(u), Host: u.Host, Setting: c.settingFor(u),
 		Kind: NetworkOther, Timeout: c.cfg.RequestTimeout, Attempts: attempts, Err: err,
 	}
+	e.Proxy, e.ProxyVar = c.proxyFor(u)
 	var dnsErr *net.DNSError
+	var opErr *net.OpError
 	switch {
+	case errors.As(err, &opErr) && opErr.Op == "proxyconnect":
+		e.Kind = NetworkProxy
 	case isPlainHTTP(err):
 		e.Kind = NetworkPlainHTTP
 	case isCertificateError(err):
@@ -557,7 +564,37 @@ func (c *Client) settingFor(u *url.URL) string {
 // was sent.
 func isDialError(err error) bool {
 	var opErr *net.OpError
-	return errors.As(err, &opErr) && opErr.Op == "dial"
+	// proxyconnect: connecting to the forward proxy failed, before any request left.
+	return errors.As(err, &opErr) && (opErr.Op == "dial" || opErr.Op == "proxyconnect")
+}
+
+// proxyFor returns host:port of the forward proxy a request to u goes through, and the
+// environment variable whose value names it ("" when the proxy came from elsewhere);
+// both "" for a direct connection.
+func (c *Client) proxyFor(u *url.URL) (proxy, variable string) {
+	if c.proxy == nil {
+		return "", ""
+	}
+	p, err := c.proxy(&http.Request{URL: u, Header: http.Header{}})
+	if err != nil || p == nil {
+		return "", ""
+	}
+	names := []string{"HTTP_PROXY", "http_proxy"}
+	if u.Scheme == "https" {
+		names = []string{"HTTPS_PROXY", "https_proxy"}
+	}
+	for _, name := range names {
+		if v := os.Getenv(name); v != "" {
+			pv, err := url.Parse(v)
+			if err != nil || pv.Host == "" { // "proxy:3128" means http://proxy:3128, as for the transport
+				pv, err = url.Parse("http://" + v)
+			}
+			if err == nil && pv.Host == p.Host {
+				return p.Host, name
+			}
+		}
+	}
+	return p.Host, ""
 }
 
 // backoff waits as the server asks with Retry-After on 429 and 503, and
@@ -668,6 +705,10 @@ func parseAPIError(method string, resp *response) *APIError {
 	e := &APIError{Status: resp.status, Method: method, Path: pathOf(resp.url)}
 	contentType := resp.header.Get("Content-Type")
 	jsonBody := isJSON(contentType)
+	mediaType, _, _ := mime.ParseMediaType(contentType)
+	body := bytes.TrimSpace(resp.body)
+	e.HTML = !jsonBody && (mediaType == "text/html" || mediaType == "application/xhtml+xml" ||
+		(len(body) > 0 && body[0] == '<'))
 	var p problem
 	if jsonBody && json.Unmarshal(resp.body, &p) == nil && (p.Code != "" || p.Message != "") {
 		e.Code, e.Message, e.Params = p.Code, p.Message, p.Params

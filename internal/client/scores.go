@@ -761,7 +761,8 @@ func (c *Client) Health(ctx context.Context) (*Health, error) {
 	}
 	resp, err := c.do(ctx, &request{method: http.MethodGet, url: base + "/core/health", auth: authPlatform, textAnswer: true}, nil)
 	var foreign *ForeignAnswerError
-	if errors.As(err, &foreign) {
+	if errors.As(err, &foreign) && strings.HasSuffix(foreign.Path, "/core/health") {
+		// The health answer itself, not the login on the way to it.
 		return &Health{Status: healthUnknown, Note: foreign.Error()}, nil
 	}
 	if err != nil {

@@ -253,6 +253,10 @@ func (e *Emulator) handlePutExternalAuth(w http.ResponseWriter, r *http.Request,
 	e.admin.mu.Lock()
 	e.admin.domain, e.admin.enabled, e.admin.servers = domain, enabled, servers
 	e.admin.mu.Unlock()
+	if e.readings().EmptySettingsAnswer {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
 	writeJSON(w, http.StatusOK, e.settingsDocument())
 }
 

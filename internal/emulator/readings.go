@@ -73,6 +73,9 @@ type Readings struct {
 	// BareBodies: the score endpoints answer their object without its wrapper (the
 	// score itself instead of {"score": …}, the view itself, the list as a bare array).
 	BareBodies bool `json:"bareBodies"`
+	// EmptySettingsAnswer: PUT /externalauth answers 204 with no body ("Response
+	// bodies of the administrator endpoints: not shown").
+	EmptySettingsAnswer bool `json:"emptySettingsAnswer"`
 }
 
 // readingFields are the Readings' fields by JSON name, in declaration order.

@@ -103,6 +103,10 @@ func causeLead(err error) string {
 			"spends on retries. Nothing was changed by this request. Run again later, or with a lower -parallelism.", rateErr.Status)
 	case !errors.As(err, &apiErr):
 		return ""
+	case apiErr.HTML:
+		// An HTML page may come from anything on the way (contract §V): never conclude
+		// from its status alone that the credentials lack a right or the platform failed.
+		return htmlPageLead(apiErr)
 	case client.IsAdminLoginRefused(err):
 		return "The administrator API login (admin_username/admin_password at admin_url) was refused. " +
 			"Check admin_username and admin_password."
@@ -152,6 +156,37 @@ func addReadError(ctx context.Context, c *client.Client, diags *diag.Diagnostics
 	addClientError(diags, summary, detail, err)
 }
 
+// htmlPageLead is the first sentence for a non-2xx answer that is an HTML page: what
+// answered, for which address setting, through which proxy, and what to check. The
+// platform's API answers errors in JSON; a page comes from a forward proxy, a firewall,
+// a captive portal or another web server at the address (or the platform's own gateway
+// failing, for a 5xx).
+func htmlPageLead(e *client.APIError) string {
+	setting := e.Setting
+	if setting == "" {
+		setting = "the platform's address"
+	}
+	var via, check string
+	if e.Proxy != "" {
+		from := "configured for this machine"
+		if e.ProxyVar != "" {
+			from = "from " + e.ProxyVar
+		}
+		via = fmt.Sprintf(", through the proxy at %s (%s)", e.Proxy, from)
+		check = fmt.Sprintf("check %s, whether the proxy lets this machine reach that host (or NO_PROXY should name it), "+
+			"and any firewall on the way", setting)
+	} else {
+		check = fmt.Sprintf("check %s (a typo in the host or port reaches another server), and whether a proxy, a firewall "+
+			"or a captive portal is in the way", setting)
+	}
+	msg := fmt.Sprintf("An HTML page answered HTTP %d for the address in %s (%s%s), not the platform's API, which answers "+
+		"in JSON: something in its place refused or failed the request", e.Status, setting, e.Host, via)
+	if e.Status >= 500 {
+		msg += " (or the platform's gateway failed; the provider retried where that is safe)"
+	}
+	return msg + ": " + check + "."
+}
+
 // networkLead is the first sentence of a diagnostic for a request that got no answer:
 // what happened, at which address setting, and what to check.
 func networkLead(e *client.NetworkError) string {
@@ -173,6 +208,14 @@ func networkLead(e *client.NetworkError) string {
 	case client.NetworkPlainHTTP:
 		return fmt.Sprintf("The server at %s (from %s) answered in plain HTTP, not HTTPS: write %s with http://, or use "+
 			"the address of the platform's HTTPS port.", e.Host, setting, setting)
+	case client.NetworkProxy:
+		from := "the proxy configured for this machine"
+		if e.ProxyVar != "" {
+			from = e.ProxyVar
+		}
+		return fmt.Sprintf("The proxy at %s (from %s) could not be reached, so the request for %s (from %s) never left "+
+			"this machine: check %s and that the proxy runs, or name the platform's host in NO_PROXY to reach it directly.",
+			e.Proxy, from, e.Host, setting, from)
 	}
 	return fmt.Sprintf("The connection to %s (from %s) failed: check %s and the network path to it.", e.Host, setting, setting)
 }

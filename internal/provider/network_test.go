@@ -2,13 +2,17 @@ package provider
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
@@ -99,4 +103,113 @@ func TestAccErrors_leadWithTheCause(t *testing.T) {
 			})
 		})
 	}
+}
+
+// forwardProxy is a corporate forward proxy for the tests: it forwards requests for
+// any host to the emulator at target (keeping the Host the client asked for, so the
+// platform's links name it too), or answers with a page of its own when refuse says so.
+func forwardProxy(t *testing.T, target string, refuse func(*http.Request) (status int, page string)) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if status, page := refuse(r); status != 0 {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.WriteHeader(status)
+			_, _ = io.WriteString(w, page)
+			return
+		}
+		out := r.Clone(r.Context())
+		out.RequestURI = ""
+		out.URL.Scheme, out.URL.Host = "http", target
+		out.Host = r.Host
+		resp, err := http.DefaultTransport.RoundTrip(out)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		for k, v := range resp.Header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(resp.StatusCode)
+		_, _ = io.Copy(w, resp.Body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// testProxyLeads: behind a forward proxy (HTTP_PROXY), what the proxy did leads the
+// error, not a cause at the platform: a proxy that is down, one that blocks the host
+// with its own 403 page, and one that cannot resolve a mistyped host (its 503 page).
+func testProxyLeads(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+	emu := newTestEmulatorWith(t, "addresses only a proxy resolves", emulator.Options{RenderDelay: testRenderDelay})
+	emuHost := strings.TrimPrefix(emu.URL, "http://")
+	_, port, _ := net.SplitHostPort(emuHost)
+	// Host names that this machine cannot resolve: only the proxy reaches them (and
+	// loopback addresses would bypass any proxy).
+	cfg := emu.config()
+	for _, u := range []*string{&cfg.AdminURL, &cfg.PlatformURL} {
+		*u = strings.Replace(*u, emuHost, "platform.test:"+port, 1)
+	}
+	config := providerBlock(cfg) + fmt.Sprintf(`
+resource "mediaplatform_external_authentication" "test" {
+  domain_name = %q
+  enabled     = true
+}
+`, accDomain())
+	const blocked = "<!DOCTYPE html><html><head><title>Access denied</title></head><body>The requested URL is blocked by policy.</body></html>"
+	const unresolved = "<!DOCTYPE html><html><head><title>ERROR</title></head><body>Unable to determine IP address from host name</body></html>"
+	proxied := func(t *testing.T, refuse func(*http.Request) (int, string)) *workspace {
+		proxy := forwardProxy(t, emuHost, refuse)
+		w := newWorkspace(t, emu, "")
+		w.writeProvider(config, "")
+		w.env = []string{"HTTP_PROXY=" + proxy.URL}
+		return w
+	}
+	failing := func(t *testing.T, w *workspace) string {
+		out, err := w.command("apply", "-auto-approve").CombinedOutput()
+		if err == nil {
+			t.Fatalf("the apply succeeded:\n%s", out)
+		}
+		return string(out)
+	}
+
+	t.Run("through the proxy", func(t *testing.T) {
+		w := proxied(t, func(*http.Request) (int, string) { return 0, "" })
+		w.run("apply", "-auto-approve")
+		w.run("destroy", "-auto-approve")
+	})
+	t.Run("the proxy blocks the host", func(t *testing.T) {
+		w := proxied(t, func(*http.Request) (int, string) { return http.StatusForbidden, blocked })
+		out := failing(t, w)
+		want := errorPattern("An HTML page answered HTTP 403 for the address in admin_url (platform.test:"+port+", through the proxy at",
+			"(from HTTP_PROXY)), not the platform's API", "whether the proxy lets this machine reach that host")
+		if !want.MatchString(out) || strings.Contains(out, "not allowed") || strings.Contains(out, "not an administrator") {
+			t.Errorf("the proxy's 403 page does not lead, or the credentials are blamed:\n%s", out)
+		}
+	})
+	t.Run("the proxy cannot resolve the host", func(t *testing.T) {
+		w := proxied(t, func(*http.Request) (int, string) { return http.StatusServiceUnavailable, unresolved })
+		w.writeProvider(strings.Replace(config, "}\n", "  max_retries = 1\n}\n", 1), "")
+		out := failing(t, w)
+		want := errorPattern("An HTML page answered HTTP 503 for the address in admin_url", "through the proxy at", "(from HTTP_PROXY)")
+		if !want.MatchString(out) || strings.Contains(out, "fault on its side") {
+			t.Errorf("the proxy's 503 page does not lead, or the platform is blamed:\n%s", out)
+		}
+	})
+	t.Run("the proxy is down", func(t *testing.T) {
+		l, err := (&net.ListenConfig{}).Listen(t.Context(), "tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		down := l.Addr().String()
+		_ = l.Close()
+		w := newWorkspace(t, emu, "")
+		w.writeProvider(config, "")
+		w.env = []string{"HTTP_PROXY=http://" + down}
+		out := failing(t, w)
+		want := errorPattern("The proxy at "+down+" (from HTTP_PROXY) could not be reached", "platform.test:"+port+" (from admin_url)")
+		if !want.MatchString(out) || strings.Contains(out, "Nothing accepts connections at platform.test") {
+			t.Errorf("a proxy that is down does not lead:\n%s", out)
+		}
+	})
 }

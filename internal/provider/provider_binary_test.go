@@ -64,6 +64,7 @@ func TestAccProviderBinary(t *testing.T) {
 		{"first sentences from the environment", testFirstSentencesFromTheEnvironment},
 		{"platform gone during apply", testPlatformGoneDuringApply},
 		{"expired view advice", testExpiredViewAdvice},
+		{"a forward proxy that refuses, fails or is down", testProxyLeads},
 	} {
 		t.Run(sub.name, func(t *testing.T) {
 			t.Parallel()
@@ -222,6 +223,7 @@ type workspace struct {
 	dir       string
 	cliConfig string
 	emu       *testEmulator
+	env       []string // more environment variables for terraform and the provider
 }
 
 func (w *workspace) write(resources string) {
@@ -253,6 +255,7 @@ func (w *workspace) command(args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(context.Background(), w.terraform, args...)
 	cmd.Dir = w.dir
 	cmd.Env = append(cleanEnv(), "TF_CLI_CONFIG_FILE="+w.cliConfig, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
+	cmd.Env = append(cmd.Env, w.env...)
 	return cmd
 }
 
@@ -272,12 +275,23 @@ func (w *workspace) run(args ...string) string {
 func cleanEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "TF_") || strings.HasPrefix(kv, "MEDIAPLATFORM_") {
+		if strings.HasPrefix(kv, "TF_") || strings.HasPrefix(kv, "MEDIAPLATFORM_") || isProxyVariable(kv) {
 			continue
 		}
 		env = append(env, kv)
 	}
 	return env
+}
+
+// isProxyVariable reports whether kv sets a proxy variable, which the tests that use a
+// proxy set themselves.
+func isProxyVariable(kv string) bool {
+	name, _, _ := strings.Cut(kv, "=")
+	switch strings.ToUpper(name) {
+	case "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY":
+		return true
+	}
+	return false
 }
 
 func writeFile(t *testing.T, name, content string) {

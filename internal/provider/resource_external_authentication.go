@@ -175,8 +175,12 @@ func (r *externalAuthenticationResource) store(ctx context.Context, plan tfsdk.P
 	}
 	stored, err := r.client.PutExternalAuthentication(ctx, data.settings())
 	if err != nil {
-		addClientError(diags, summary,
-			externalAuthDetail("The external authentication settings could not be stored. Check the configured values."), err)
+		what := "The external authentication settings could not be stored."
+		if causeLead(err) == "" {
+			// No cause found in the client: the platform refused the values themselves.
+			what += " Check the configured values."
+		}
+		addClientError(diags, summary, externalAuthDetail(what), err)
 		return
 	}
 	data.refresh(stored)
