@@ -77,10 +77,8 @@ func (c *Client) adminLogin(ctx context.Context, base string) (string, error) {
 	if err == nil {
 		token, err = sessionToken(resp.body)
 	}
-	if IsNotFound(err) {
-		// The login path always exists on the platform: only a wrong admin_url answers 404.
-		err = &AddressError{Setting: "admin_url", Address: base, Err: err}
-	}
+	// The login path always exists on the platform: only a wrong admin_url answers 404.
+	err = c.addressError("admin_url", base, "/login", err)
 	if err != nil {
 		return "", fmt.Errorf("administrator login to %s as %q failed: %w", redactURL(base), c.cfg.AdminUsername, err)
 	}
@@ -160,7 +158,7 @@ func (c *Client) GetExternalAuthentication(ctx context.Context) (*ExternalAuthen
 	}
 	resp, err := c.do(ctx, &request{method: http.MethodGet, url: base + "/externalauth", auth: authAdmin}, nil)
 	if err != nil {
-		return nil, singletonAddressError(base, err)
+		return nil, c.addressError("admin_url", base, "/externalauth", err)
 	}
 	return parseExternalAuthentication(resp.body)
 }
@@ -174,7 +172,7 @@ func (c *Client) PutExternalAuthentication(ctx context.Context, s ExternalAuthen
 	}
 	resp, err := c.do(ctx, &request{method: http.MethodPut, url: base + "/externalauth", auth: authAdmin, body: s.document()}, nil)
 	if err != nil {
-		return nil, singletonAddressError(base, err)
+		return nil, c.addressError("admin_url", base, "/externalauth", err)
 	}
 	if len(bytes.TrimSpace(resp.body)) == 0 {
 		// The response bodies of the administrator API are not shown: a platform may
@@ -182,16 +180,6 @@ func (c *Client) PutExternalAuthentication(ctx context.Context, s ExternalAuthen
 		return c.GetExternalAuthentication(ctx)
 	}
 	return parseExternalAuthentication(resp.body)
-}
-
-// singletonAddressError turns a 404 of the settings singleton into an
-// *AddressError naming admin_url: the settings always exist (the contract
-// gives /externalauth no 404), so only a wrong address answers 404 there.
-func singletonAddressError(base string, err error) error {
-	if IsNotFound(err) {
-		return &AddressError{Setting: "admin_url", Address: base, Err: err}
-	}
-	return err
 }
 
 // document returns the wire form with numbered server sets.

@@ -102,7 +102,8 @@ func (c *Client) discover(ctx context.Context, base string) (*authEndpoints, err
 	}
 	resp, err := c.do(ctx, &request{method: http.MethodGet, url: base + "/auth"}, &root)
 	if err != nil {
-		return nil, fmt.Errorf("platform token discovery failed: %w", err)
+		// The platform always serves /auth: a 404 there means the address is wrong.
+		return nil, fmt.Errorf("platform token discovery failed: %w", c.addressError("platform_url", base, "/auth", err))
 	}
 	idp, ok := root.Links.First("auth:identity-providers")
 	if !ok {

@@ -48,7 +48,21 @@ const (
 	EnvPublishingService = "MEDIAPLATFORM_PUBLISHING_SERVICE"
 	EnvRegistryURL       = "MEDIAPLATFORM_REGISTRY_URL"
 	EnvRefreshStrategy   = "MEDIAPLATFORM_REFRESH_STRATEGY"
+	EnvCACertPEM         = "MEDIAPLATFORM_CA_CERT_PEM"
+	EnvClientCertPEM     = "MEDIAPLATFORM_CLIENT_CERT_PEM"
+	EnvClientKeyPEM      = "MEDIAPLATFORM_CLIENT_KEY_PEM"
+	// EnvRequestHeaders holds request_headers as a JSON object of strings.
+	EnvRequestHeaders = "MEDIAPLATFORM_REQUEST_HEADERS"
 )
+
+// EnvVariables lists the environment variables of the provider's settings.
+func EnvVariables() []string {
+	return []string{
+		EnvAdminURL, EnvAdminUsername, EnvAdminPassword, EnvPlatformURL, EnvClientID, EnvClientSecret, EnvBasicToken,
+		EnvUsername, EnvPassword, EnvPublishingURL, EnvPublishingService, EnvRegistryURL, EnvRefreshStrategy,
+		EnvCACertPEM, EnvClientCertPEM, EnvClientKeyPEM, EnvRequestHeaders,
+	}
+}
 
 // Defaults applied by New to zero-valued Config fields.
 const (
@@ -102,6 +116,13 @@ type Config struct {
 
 	// CACertPEM adds PEM-encoded CA certificates to the system roots.
 	CACertPEM string
+	// ClientCertPEM and ClientKeyPEM are a client certificate and its private key
+	// (PEM), presented in the TLS handshake with the platform's hosts, and no other,
+	// when the server asks for one (a gateway demanding mutual TLS).
+	ClientCertPEM, ClientKeyPEM string
+	// RequestHeaders are sent with every request to the platform's hosts, and to no
+	// other host (a gateway's access token or API key). Their values are secrets.
+	RequestHeaders map[string]string
 	// InsecureSkipVerify disables TLS certificate verification.
 	InsecureSkipVerify bool
 
@@ -129,8 +150,8 @@ type Config struct {
 	// configuration only knows after apply: CheckSettings does not report them.
 	Deferred map[string]bool
 
-	// Transport replaces the HTTP transport (tests). When set, CACertPEM and
-	// InsecureSkipVerify are not applied to it.
+	// Transport replaces the HTTP transport (tests). When set, CACertPEM,
+	// ClientCertPEM and InsecureSkipVerify are not applied to it.
 	Transport http.RoundTripper
 }
 
@@ -272,6 +293,13 @@ func New(cfg Config) (*Client, error) {
 		// connections instead of redialling.
 		t.MaxIdleConnsPerHost = 32
 		tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12}
+		if cfg.ClientCertPEM != "" || cfg.ClientKeyPEM != "" {
+			pair, err := ClientCertificate(cfg.ClientCertPEM, cfg.ClientKeyPEM)
+			if err != nil {
+				return nil, err
+			}
+			tlsConfig.GetClientCertificate = platformOnlyCertificate(pair)
+		}
 		if cfg.CACertPEM != "" {
 			pool, err := x509.SystemCertPool()
 			if err != nil || pool == nil {

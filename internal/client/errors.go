@@ -156,6 +156,13 @@ type AddressError struct {
 	Setting string
 	// Address is the configured address (printed redacted).
 	Address string
+	// Path is the path the platform always serves that answered 404 there.
+	Path string
+	// Answered says what answered instead of the platform's API, as far as the
+	// answer shows it ("the administrator API (its error code admin/NOT_FOUND)").
+	Answered string
+	// Expected is what the setting's value looks like, when the client can tell.
+	Expected string
 	// Err is the answer that showed it.
 	Err error
 }
@@ -294,6 +301,10 @@ const (
 	TLSExpired    = "expired"   // the certificate is expired, or not valid yet, by this machine's clock
 	TLSAuthority  = "authority" // no trusted authority signed the certificate
 	TLSOther      = "other"     // anything else (a certificate not fit for a server, a broken chain)
+	// TLSClientCertMissing: the server demands a client certificate and none was sent.
+	TLSClientCertMissing = "client-cert-missing"
+	// TLSClientCertRejected: the server refused the client certificate sent.
+	TLSClientCertRejected = "client-cert-rejected"
 )
 
 // TLSProblem is the cause of a failed certificate verification.
@@ -308,6 +319,8 @@ type TLSProblem struct {
 	NotBefore, NotAfter time.Time
 	// Now is this machine's time at verification (TLSExpired).
 	Now time.Time
+	// Alert is the server's TLS alert (TLSClientCertMissing, TLSClientCertRejected).
+	Alert string
 }
 
 // String says what is wrong with the certificate.
@@ -328,6 +341,10 @@ func (p *TLSProblem) String() string {
 			p.NotAfter.UTC().Format(time.RFC3339), p.Now.UTC().Format(time.RFC3339))
 	case TLSAuthority:
 		return "the TLS certificate is signed by an authority this machine does not trust"
+	case TLSClientCertMissing:
+		return "the server demands a client certificate and none was sent (TLS alert: " + p.Alert + ")"
+	case TLSClientCertRejected:
+		return "the server refused the client certificate (TLS alert: " + p.Alert + ")"
 	}
 	return "the TLS certificate is not valid for this connection"
 }

@@ -42,7 +42,10 @@ func (c *Client) logContext(ctx context.Context) context.Context {
 // configuredSecrets lists the non-empty secrets of cfg, including the basic
 // credential encoded from client_id and client_secret. New computes it once.
 func configuredSecrets(cfg Config) []string {
-	candidates := []string{cfg.AdminPassword, cfg.ClientSecret, cfg.BasicToken, cfg.Password}
+	candidates := []string{cfg.AdminPassword, cfg.ClientSecret, cfg.BasicToken, cfg.Password, cfg.ClientKeyPEM}
+	for _, v := range cfg.RequestHeaders {
+		candidates = append(candidates, v)
+	}
 	if cfg.ClientID != "" && cfg.ClientSecret != "" {
 		candidates = append(candidates, base64.StdEncoding.EncodeToString([]byte(cfg.ClientID+":"+cfg.ClientSecret)))
 	}

@@ -269,9 +269,14 @@ func (c *Client) send(ctx context.Context, r *request, cred string) (*response, 
 
 	info := &attemptInfo{retrySafe: r.repeatable(), start: time.Now()}
 	ctx = context.WithValue(ctx, attemptKey{}, info)
+	ctx, platform := c.forPlatform(ctx, u)
 	req, err := retryablehttp.NewRequestWithContext(ctx, r.method, u.String(), body)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", r.method, path, err)
+	}
+	if platform {
+		// A gateway's access headers: set first, so that none replaces the provider's own.
+		c.setRequestHeaders(req.Header)
 	}
 	req.Header.Set("User-Agent", c.userAgent)
 	if r.accept != "" {
@@ -317,7 +322,7 @@ func (c *Client) send(ctx context.Context, r *request, cred string) (*response, 
 			// repeating the call would only bring the same answer.
 			return nil, fmt.Errorf("%s %s: %w", r.method, path, err)
 		}
-		if isCertificateError(err) || isPlainHTTP(err) {
+		if isCertificateError(err) || isPlainHTTP(err) || tlsAlert(err) != "" {
 			// The handshake failed, so nothing was sent: the outcome is known.
 			return nil, c.networkError(r.method, u, err, info.attempt)
 		}
@@ -476,6 +481,18 @@ func isCertificateError(err error) bool {
 		errors.As(err, &verification)
 }
 
+// tlsAlert returns the alert of a TLS handshake the server ended ("certificate
+// required", "bad certificate", "unknown certificate authority", …), or "". A gateway
+// that demands a client certificate ends the handshake so, before any request is
+// read: nothing was sent.
+func tlsAlert(err error) string {
+	var opErr *net.OpError
+	if errors.As(err, &opErr) && opErr.Op == "remote error" && opErr.Err != nil {
+		return strings.TrimPrefix(opErr.Err.Error(), "tls: ")
+	}
+	return ""
+}
+
 // isPlainHTTP reports whether err is an https:// request answered in plain HTTP: the
 // TLS handshake met no TLS record (net/http says so in words when the answer looks
 // like HTTP).
@@ -526,6 +543,13 @@ func (c *Client) networkError(method string, u *url.URL, err error, attempts int
 		e.Kind = NetworkProxy
 	case isPlainHTTP(err):
 		e.Kind = NetworkPlainHTTP
+	case tlsAlert(err) != "":
+		// The server ended the handshake: for the client certificate, or its absence.
+		e.Kind = NetworkTLS
+		e.TLS = &TLSProblem{Kind: TLSClientCertRejected, Host: u.Hostname(), Alert: tlsAlert(err)}
+		if c.cfg.ClientCertPEM == "" || e.TLS.Alert == "certificate required" {
+			e.TLS.Kind = TLSClientCertMissing
+		}
 	case isCertificateError(err):
 		e.Kind = NetworkTLS
 		e.TLS = tlsProblem(err, u.Hostname())

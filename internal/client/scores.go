@@ -311,7 +311,8 @@ func (c *Client) PublishScore(ctx context.Context, in PublishScoreInput) (*Score
 			return nil, err
 
 		default:
-			return nil, err
+			// The platform always serves POST /scores: a 404 means the address is wrong.
+			return nil, c.addressError(c.publishingSetting(), base, "/scores", err)
 		}
 	}
 }
@@ -468,7 +469,7 @@ func (c *Client) ListScores(ctx context.Context, in ListScoresInput) ([]*Score, 
 	var out []*Score
 	req := &request{method: http.MethodGet, url: base + "/scores", query: q, body: body, auth: authPlatform, wrapper: "scores"}
 	if _, err := c.do(ctx, req, &out); err != nil {
-		return nil, err
+		return nil, c.addressError(c.publishingSetting(), base, "/scores", err)
 	}
 	return out, nil
 }
@@ -573,7 +574,7 @@ func (c *Client) countOnce(ctx context.Context, base string, q url.Values, body 
 		_, err = c.do(ctx, req, &out)
 	}
 	if err != nil {
-		return 0, err
+		return 0, c.addressError(c.publishingSetting(), base, "/scores/count", err)
 	}
 	if out == nil {
 		return 0, errors.New("counting scores: the answer holds no count")
@@ -698,11 +699,7 @@ func (c *Client) confirmScoreGone(ctx context.Context, err error) error {
 		c.scoresCollectionSeen.Store(true)
 		return err
 	case IsNotFound(lerr):
-		setting := "publishing_url"
-		if c.cfg.PublishingURL == "" {
-			setting = "admin_url (with publishing_service)"
-		}
-		return &AddressError{Setting: setting, Address: base, Err: fmt.Errorf("%w; and the score list at the same address answered %w", err, lerr)}
+		return c.addressError(c.publishingSetting(), base, "/scores", fmt.Errorf("%w; and the score list at the same address answered %w", err, lerr))
 	default:
 		return fmt.Errorf("%w (whether the score is gone is unknown: checking the score list failed: %w)", stripNotFound(err), lerr)
 	}

@@ -78,16 +78,19 @@ func causeLead(err error) string {
 	case errors.As(err, &netErr) && !client.IsUnknownOutcome(err):
 		return networkLead(netErr)
 	case errors.As(err, &addrErr):
-		return fmt.Sprintf("The provider setting %s does not address the platform's API: the platform answered 404 "+
-			"for a path it always serves, so the address is wrong (a typo, or a gateway without the route). Nothing was changed "+
-			"and nothing was removed from the state. Correct %s and run again.", addrErr.Setting, addrErr.Setting)
+		return addressLead(addrErr)
 	case errors.As(err, &missing):
 		msg := fmt.Sprintf("The provider setting %q is needed here and is not set. Set it in the provider configuration or in the "+
 			"environment variable %s", missing.Setting, missing.EnvVar)
 		if missing.Alternative != "" {
 			msg += ", " + missing.Alternative
 		}
-		return msg + ". A value that the configuration only knows after apply counts as unset during plan."
+		msg += ". A value that the configuration only knows after apply counts as unset during plan."
+		if typo := misspeltFor(missing.EnvVar); typo != "" {
+			msg += fmt.Sprintf(" The environment variable %s is set, which the provider does not read: did you mean %s?",
+				typo, missing.EnvVar)
+		}
+		return msg
 	case errors.As(err, &oauthErr) && oauthErr.ErrorCode == "invalid_client":
 		return "The platform refused the application credential (OAuth error invalid_client): client_id and " +
 			"client_secret, or basic_token, are wrong or unknown to the platform. The user's name and password were not checked."
@@ -154,6 +157,28 @@ func addReadError(ctx context.Context, c *client.Client, diags *diag.Diagnostics
 		return
 	}
 	addClientError(diags, summary, detail, err)
+}
+
+// addressLead is the first sentence for an address that does not lead to the
+// platform's API: a 404 for a path the platform always serves. It names the setting
+// the address came from, what answered there, and what the value should look like.
+func addressLead(e *client.AddressError) string {
+	setting, _, _ := strings.Cut(e.Setting, " ")
+	path := e.Path
+	if path == "" {
+		path = "a path the platform always serves"
+	}
+	answered := "something answered 404"
+	if e.Answered != "" {
+		answered = e.Answered + " answered 404"
+	}
+	msg := fmt.Sprintf("The address in %s does not lead to the platform's API: %s for %s, which the platform always "+
+		"serves, so the address is wrong (a typo in the host, port or path, or a gateway without the route).", e.Setting,
+		answered, path)
+	if e.Expected != "" {
+		msg += fmt.Sprintf(" %s should be %s.", setting, e.Expected)
+	}
+	return msg + fmt.Sprintf(" Nothing was changed and nothing was removed from the state. Correct %s and run again.", setting)
 }
 
 // htmlPageLead is the first sentence for a non-2xx answer that is an HTML page: what
@@ -248,6 +273,15 @@ func tlsLead(e *client.NetworkError, setting string) string {
 	case client.TLSAuthority:
 		return fmt.Sprintf("The TLS certificate of %s (from %s) is not trusted by this machine: if a private certificate "+
 			"authority signed it, set ca_cert_pem to that authority's certificate in PEM form.", e.Host, setting)
+	case client.TLSClientCertMissing:
+		return fmt.Sprintf("The server at %s (from %s) refused the TLS handshake because it demands a client certificate "+
+			"and none was sent (TLS alert %q): a gateway in front of the platform requires mutual TLS. Set client_cert_pem "+
+			"and client_key_pem (or %s and %s) to the certificate and key it expects.", e.Host, setting, p.Alert,
+			client.EnvClientCertPEM, client.EnvClientKeyPEM)
+	case client.TLSClientCertRejected:
+		return fmt.Sprintf("The server at %s (from %s) refused the client certificate in client_cert_pem (TLS alert %q): "+
+			"check that it is the certificate its gateway trusts (signed by the authority it expects), that it has not "+
+			"expired, and that client_key_pem is its key.", e.Host, setting, p.Alert)
 	}
 	return fmt.Sprintf("The TLS certificate of %s (from %s) failed verification: check the platform's certificate and %s.",
 		e.Host, setting, setting)

@@ -9,6 +9,7 @@ package provider
 import (
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -130,6 +131,35 @@ data "mediaplatform_health" "test" {}
 	if !errorPattern(`The environment variable MEDIAPLATFORM_REFRESH_STRATEGY is "fast": it must be "auto" or "individual"`).MatchString(out) ||
 		strings.Contains(out, "can never work") {
 		t.Errorf("MEDIAPLATFORM_REFRESH_STRATEGY=fast without a provider block:\n%s", out)
+	}
+
+	// A misspelt variable: the warning names it, one line, and the missing setting's
+	// lead names the variable meant.
+	settings := newWorkspace(t, emu, "")
+	writeFile(t, settings.dir+"/main.tf", `
+terraform {
+  required_providers {
+    mediaplatform = {
+      source = "mediaplatform/mediaplatform"
+    }
+  }
+}
+resource "mediaplatform_external_authentication" "test" {
+  domain_name = "CORP"
+  enabled     = true
+}
+`)
+	out = run(settings, "MEDIAPLATFORM_ADMIN_URL="+cfg.AdminURL, "MEDIAPLATFORM_ADMIN_USERNAM=admin",
+		"MEDIAPLATFORM_ADMIN_PASSWORD="+cfg.AdminPassword)
+	for _, want := range []*regexp.Regexp{
+		errorPattern("Warning: Unknown MEDIAPLATFORM_ environment variable", "MEDIAPLATFORM_ADMIN_USERNAM is set, but the "+
+			"provider reads no such variable: did you mean MEDIAPLATFORM_ADMIN_USERNAME?"),
+		errorPattern(`The provider setting "admin_username" is needed here and is not set`, "The environment variable "+
+			"MEDIAPLATFORM_ADMIN_USERNAM is set, which the provider does not read: did you mean MEDIAPLATFORM_ADMIN_USERNAME?"),
+	} {
+		if !want.MatchString(out) {
+			t.Errorf("MEDIAPLATFORM_ADMIN_USERNAM instead of MEDIAPLATFORM_ADMIN_USERNAME lacks %q:\n%s", want, out)
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -212,4 +213,65 @@ resource "mediaplatform_external_authentication" "test" {
 			t.Errorf("a proxy that is down does not lead:\n%s", out)
 		}
 	})
+}
+
+// TestAccErrors_wrongAddressesNameTheirSetting: an address that reaches something
+// other than the platform's API leads with the setting it came from and what answered
+// there: publishing_url set to the administrator API's address, and a plain web
+// server (404 pages for GET, 501 for POST) at platform_url and at admin_url.
+func TestAccErrors_wrongAddressesNameTheirSetting(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulatorWith(t, "addresses of the wrong services", emulator.Options{RenderDelay: testRenderDelay})
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		status := http.StatusNotFound
+		if r.Method != http.MethodGet {
+			status = http.StatusNotImplemented
+		}
+		w.WriteHeader(status)
+		fmt.Fprintf(w, "<!DOCTYPE HTML><html><head><title>Error response</title></head><body><h1>Error response</h1>"+
+			"<p>Error code: %d</p></body></html>", status)
+	}))
+	t.Cleanup(web.Close)
+	score := fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  score_url = %q
+}
+`, accScoreURL(accName()))
+	settings := `
+resource "mediaplatform_external_authentication" "test" {
+  domain_name = "CORP"
+  enabled     = true
+}
+`
+	adminAsPublishing := emu.config()
+	adminAsPublishing.PublishingURL = adminAsPublishing.AdminURL
+	webAsPlatform := emu.config()
+	webAsPlatform.PlatformURL = web.URL
+	webAsAdmin := emu.config()
+	webAsAdmin.AdminURL = web.URL + "/api/v1"
+	webHost := strings.TrimPrefix(web.URL, "http://")
+	for _, tc := range []struct {
+		name   string
+		config string
+		want   *regexp.Regexp
+	}{
+		{"publishing_url at the administrator API", providerBlock(adminAsPublishing) + score,
+			errorPattern("The address in publishing_url does not lead to the platform's API: the administrator API (its "+
+				"error code admin/NOT_FOUND) answered 404 for /scores", "publishing_url should be the publishing service's "+
+				"address, "+emu.adminURL()+"/apis/media.publishing;version=2;realm=global")},
+		{"a web server at platform_url", providerBlock(webAsPlatform) + score,
+			errorPattern("The address in platform_url does not lead to the platform's API: a web server's HTML page, not "+
+				"the platform's API (whose errors are JSON) answered 404 for /auth")},
+		{"a web server at admin_url", providerBlock(webAsAdmin) + settings,
+			errorPattern("An HTML page answered HTTP 501 for the address in admin_url ("+webHost+")")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviderFactories(t),
+				Steps:                    []resource.TestStep{{Config: tc.config, ExpectError: tc.want}},
+			})
+		})
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -72,6 +73,9 @@ type providerModel struct {
 	PublishingService  types.String `tfsdk:"publishing_service"`
 	RegistryURL        types.String `tfsdk:"registry_url"`
 	CACertPEM          types.String `tfsdk:"ca_cert_pem"`
+	ClientCertPEM      types.String `tfsdk:"client_cert_pem"`
+	ClientKeyPEM       types.String `tfsdk:"client_key_pem"`
+	RequestHeaders     types.Map    `tfsdk:"request_headers"`
 	InsecureSkipVerify types.Bool   `tfsdk:"insecure_skip_verify"`
 	RequestTimeout     types.String `tfsdk:"request_timeout"`
 	MaxRetries         types.Int64  `tfsdk:"max_retries"`
@@ -180,8 +184,38 @@ func (p *mediaplatformProvider) Schema(_ context.Context, _ provider.SchemaReque
 				Validators: urlValidators,
 			},
 			"ca_cert_pem": schema.StringAttribute{
-				MarkdownDescription: "PEM-encoded CA certificates trusted in addition to the system's, for platforms with a private certificate authority.",
-				Optional:            true,
+				MarkdownDescription: "PEM-encoded CA certificates trusted in addition to the system's, for platforms with a private " +
+					"certificate authority. Environment variable: `" + client.EnvCACertPEM + "`.",
+				Optional: true,
+			},
+			"client_cert_pem": schema.StringAttribute{
+				MarkdownDescription: "A client certificate (PEM, the leaf first, then any intermediates) for a gateway in front " +
+					"of the platform that demands mutual TLS. It is presented in the TLS handshake with the platform's own hosts " +
+					"(`admin_url`, `platform_url`, `publishing_url`, `registry_url`) and no other. Set it with `file()` or from a " +
+					"secret store; to rotate it, change the value (or the file) and run again: each run reads it once. A " +
+					"certificate that has expired gives a warning with its date. Needs `client_key_pem`. Environment variable: `" +
+					client.EnvClientCertPEM + "`.",
+				Optional:   true,
+				Validators: []validator.String{pemCertificates()},
+			},
+			"client_key_pem": schema.StringAttribute{
+				MarkdownDescription: "The private key (PEM) of `client_cert_pem`; it must match that certificate. Never shown in " +
+					"logs, errors or the plan. Environment variable: `" + client.EnvClientKeyPEM + "`.",
+				Optional:   true,
+				Sensitive:  true,
+				Validators: []validator.String{pemPrivateKey()},
+			},
+			"request_headers": schema.MapAttribute{
+				MarkdownDescription: "Extra HTTP headers sent with every request to the platform's own hosts, and to no other " +
+					"host (not to a redirect's target nor to a link that leaves those hosts): the access headers of a zero-trust " +
+					"gateway or reverse proxy, such as a service token's `CF-Access-Client-Id`/`CF-Access-Client-Secret` or an " +
+					"API key. The values are sensitive: masked in every log line and error. The headers the provider sets " +
+					"itself are refused: `Authorization`, `token`, `Content-Type`, `Host`, `Content-Length`. Environment " +
+					"variable: `" + client.EnvRequestHeaders + "`, a JSON object of strings.",
+				ElementType: types.StringType,
+				Optional:    true,
+				Sensitive:   true,
+				Validators:  []validator.Map{requestHeaders()},
 			},
 			"insecure_skip_verify": schema.BoolAttribute{
 				MarkdownDescription: "Skip TLS certificate verification. Default `false`; only for throw-away test installations.",
@@ -240,6 +274,10 @@ func (p *mediaplatformProvider) Configure(ctx context.Context, req provider.Conf
 		return os.Getenv(name)
 	})
 
+	if !p.networkSettings(&cfg, data, ignoredEnv, &resp.Diagnostics) {
+		return
+	}
+
 	if cfg.BasicToken != "" && (cfg.ClientID != "" || cfg.ClientSecret != "") {
 		// Both forms of the application credential, one of them (at least) from the
 		// environment: the configuration-level conflict is reported by ConfigValidators.
@@ -274,6 +312,10 @@ func (p *mediaplatformProvider) Configure(ctx context.Context, req provider.Conf
 	if len(ignoredEnv) > 0 {
 		tflog.Debug(ctx, "Provider configured without some environment variables", map[string]any{"ignored_environment_variables": len(ignoredEnv)})
 	}
+	if lines := unknownEnvWarning(os.Environ()); lines != "" {
+		resp.Diagnostics.AddWarning("Unknown MEDIAPLATFORM_ environment variable",
+			"The provider reads its settings from MEDIAPLATFORM_* variables and ignores any other:\n"+lines)
+	}
 	if cfg.InsecureSkipVerify {
 		resp.Diagnostics.AddAttributeWarning(path.Root("insecure_skip_verify"), "TLS certificate verification is off",
 			"insecure_skip_verify = true: the provider does not verify the platform's certificate, so anyone on the network "+
@@ -285,6 +327,59 @@ func (p *mediaplatformProvider) Configure(ctx context.Context, req provider.Conf
 	resp.EphemeralResourceData = c
 	resp.ListResourceData = c
 	resp.ActionData = c
+}
+
+// networkSettings completes and checks the settings of a corporate network once the
+// environment has filled in the rest: request_headers from its variable, and the
+// client certificate, whose parts may come from the configuration and the
+// environment apart. It reports false after an error, each naming the setting (or
+// the variable) at fault, before any request.
+func (p *mediaplatformProvider) networkSettings(cfg *client.Config, data providerModel, ignoredEnv map[string]bool, diags *diag.Diagnostics) bool {
+	if cfg.RequestHeaders == nil && !ignoredEnv[client.EnvRequestHeaders] {
+		if text := os.Getenv(client.EnvRequestHeaders); text != "" {
+			h, err := client.ParseRequestHeaders(text)
+			if err != nil {
+				diags.AddError("Invalid provider setting", "The environment variable "+client.EnvRequestHeaders+
+					" (request_headers) cannot be read: "+err.Error())
+				return false
+			}
+			for name, value := range h {
+				if problem := client.CheckRequestHeader(name, value); problem != "" {
+					diags.AddError("Invalid provider setting", fmt.Sprintf("The environment variable %s (request_headers) "+
+						"holds a header the provider cannot send: %s.", client.EnvRequestHeaders, problem))
+					return false
+				}
+			}
+			cfg.RequestHeaders = h
+		}
+	}
+	where := func(v types.String, name, env string) string {
+		if v.IsNull() {
+			return fmt.Sprintf("%s (from the environment variable %s)", name, env)
+		}
+		return name
+	}
+	if cfg.ClientCertPEM == "" && cfg.ClientKeyPEM == "" {
+		return true
+	}
+	if _, err := client.ClientCertificate(cfg.ClientCertPEM, cfg.ClientKeyPEM); err != nil {
+		at := path.Root("client_key_pem")
+		if cfg.ClientCertPEM != "" && strings.HasPrefix(err.Error(), "client_cert_pem") || cfg.ClientKeyPEM == "" {
+			at = path.Root("client_cert_pem")
+		}
+		diags.AddAttributeError(at, "Invalid client certificate",
+			fmt.Sprintf("The client certificate (%s) and its key (%s) cannot be used: %s.",
+				where(data.ClientCertPEM, "client_cert_pem", client.EnvClientCertPEM),
+				where(data.ClientKeyPEM, "client_key_pem", client.EnvClientKeyPEM), err))
+		return false
+	}
+	if notAfter, subject := client.CertificateExpiry(cfg.ClientCertPEM); !notAfter.IsZero() && time.Now().After(notAfter) {
+		diags.AddAttributeWarning(path.Root("client_cert_pem"), "Client certificate expired",
+			fmt.Sprintf("The client certificate in %s (%s) expired at %s: a gateway that checks it will refuse every "+
+				"request. Renew it, and set the new certificate and key.",
+				where(data.ClientCertPEM, "client_cert_pem", client.EnvClientCertPEM), subject, notAfter.UTC().Format(time.RFC3339)))
+	}
+	return true
 }
 
 // configFromModel turns the known configuration values into a client.Config. It also
@@ -314,7 +409,9 @@ func configFromModel(data providerModel) (client.Config, map[string]bool) {
 		{data.PublishingService, &cfg.PublishingService, client.EnvPublishingService, "publishing_service"},
 		{data.RegistryURL, &cfg.RegistryURL, client.EnvRegistryURL, "registry_url"},
 		{data.RefreshStrategy, &cfg.RefreshStrategy, client.EnvRefreshStrategy, "refresh_strategy"},
-		{data.CACertPEM, &cfg.CACertPEM, "", "ca_cert_pem"},
+		{data.CACertPEM, &cfg.CACertPEM, client.EnvCACertPEM, "ca_cert_pem"},
+		{data.ClientCertPEM, &cfg.ClientCertPEM, client.EnvClientCertPEM, "client_cert_pem"},
+		{data.ClientKeyPEM, &cfg.ClientKeyPEM, client.EnvClientKeyPEM, "client_key_pem"},
 	} {
 		if s.value.IsUnknown() {
 			if s.env != "" {
@@ -329,6 +426,17 @@ func configFromModel(data providerModel) (client.Config, map[string]bool) {
 		*s.field = s.value.ValueString()
 	}
 	cfg.InsecureSkipVerify = data.InsecureSkipVerify.ValueBool()
+	switch {
+	case data.RequestHeaders.IsUnknown():
+		ignoredEnv[client.EnvRequestHeaders] = true
+	case !data.RequestHeaders.IsNull():
+		cfg.RequestHeaders = map[string]string{}
+		for name, v := range data.RequestHeaders.Elements() {
+			if str, ok := v.(types.String); ok && !str.IsUnknown() && !str.IsNull() {
+				cfg.RequestHeaders[name] = str.ValueString()
+			}
+		}
+	}
 
 	// The validators accept only positive durations; a value unknown now uses the default.
 	timeout, err := time.ParseDuration(data.RequestTimeout.ValueString())

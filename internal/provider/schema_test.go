@@ -27,7 +27,8 @@ func TestSchemas(t *testing.T) {
 		t.Errorf("schema diagnostic: %s: %s", d.Summary, d.Detail)
 	}
 	wantSensitive := []string{
-		"provider.admin_password", "provider.basic_token", "provider.client_secret", "provider.password",
+		"provider.admin_password", "provider.basic_token", "provider.client_key_pem", "provider.client_secret", "provider.password",
+		"provider.request_headers",
 		"resource mediaplatform_score_view.viewer_url",
 		"ephemeral mediaplatform_access_token.access_token", "ephemeral mediaplatform_score_view.viewer_url",
 	}

@@ -7,6 +7,7 @@ package provider
 
 import (
 	"context"
+	"encoding/pem"
 	"fmt"
 	"net/netip"
 	"net/url"
@@ -19,7 +20,10 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"golang.org/x/text/language"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
 )
 
 var _ validator.String = stringValidator{}
@@ -342,4 +346,67 @@ func (knownScoreStatusValidator) ValidateString(_ context.Context, req validator
 		fmt.Sprintf("Attribute %s is %q, which is not a score status the provider knows (%s). The filter matches by "+
 			"equality, so it matches no score unless the platform uses this status. Check the spelling.",
 			req.Path, s, strings.Join(knownScoreStatuses, ", ")))
+}
+
+// pemCertificates accepts PEM text holding at least one certificate that parses.
+func pemCertificates() validator.String {
+	return stringValidator{
+		description: "PEM-encoded certificates",
+		check: func(s string) string {
+			if _, subject := client.CertificateExpiry(s); subject == "" {
+				if !strings.Contains(s, "-----BEGIN CERTIFICATE-----") {
+					return "it holds no block starting -----BEGIN CERTIFICATE-----"
+				}
+				return "a certificate in it does not parse"
+			}
+			return ""
+		},
+	}
+}
+
+// pemPrivateKey accepts PEM text holding a private key block. It quotes nothing of
+// the value.
+func pemPrivateKey() validator.String {
+	return stringValidator{
+		description: "a PEM-encoded private key",
+		check: func(s string) string {
+			block, _ := pem.Decode([]byte(s))
+			for rest := []byte(s); block != nil && !strings.HasSuffix(block.Type, "PRIVATE KEY"); {
+				block, rest = pem.Decode(rest)
+			}
+			if block == nil {
+				return "it holds no block starting -----BEGIN … PRIVATE KEY----- (the value is not shown)"
+			}
+			return ""
+		},
+	}
+}
+
+// requestHeaders checks each header of request_headers as the client will send it.
+func requestHeaders() validator.Map { return requestHeadersValidator{} }
+
+type requestHeadersValidator struct{}
+
+func (requestHeadersValidator) Description(context.Context) string {
+	return "HTTP header names with values on one line, none of the headers the provider sets itself"
+}
+
+func (v requestHeadersValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (requestHeadersValidator) ValidateMap(_ context.Context, req validator.MapRequest, resp *validator.MapResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	for name, v := range req.ConfigValue.Elements() {
+		str, ok := v.(types.String)
+		if !ok || str.IsUnknown() {
+			continue
+		}
+		if problem := client.CheckRequestHeader(name, str.ValueString()); problem != "" {
+			resp.Diagnostics.AddAttributeError(req.Path.AtMapKey(name), "Invalid request header",
+				fmt.Sprintf("request_headers[%q] cannot be sent: %s.", name, problem))
+		}
+	}
 }

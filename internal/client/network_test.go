@@ -1,0 +1,230 @@
+package client
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"io"
+	"log"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+)
+
+// testCA is a certificate authority for client certificates in tests.
+type testCA struct {
+	cert *x509.Certificate
+	key  *ecdsa.PrivateKey
+	PEM  string
+}
+
+func newTestCA(t *testing.T, name string) *testCA {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	return &testCA{cert: cert, key: key, PEM: string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))}
+}
+
+// issue returns a client certificate signed by the authority and its key, as PEM,
+// valid until notAfter.
+func (ca *testCA) issue(t *testing.T, name string, notAfter time.Time) (certPEM, keyPEM string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-2 * time.Hour), NotAfter: notAfter,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}, KeyUsage: x509.KeyUsageDigitalSignature,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})),
+		string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}))
+}
+
+// TestClientCertificate: a gateway that demands mutual TLS lets the configured client
+// certificate through; without one, or with one it does not trust, the error says
+// which, as a TLS failure in which nothing was sent.
+func TestClientCertificate(t *testing.T) {
+	t.Parallel()
+	trusted, other := newTestCA(t, "gateway CA"), newTestCA(t, "another CA")
+	emu := emulator.New(emulator.Options{})
+	srv := httptest.NewUnstartedServer(emu)
+	pool := x509.NewCertPool()
+	pool.AddCert(trusted.cert)
+	srv.TLS = &tls.Config{ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: pool, MinVersion: tls.VersionTLS12}
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes are the test
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	serverCA := string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
+	config := func(certPEM, keyPEM string) Config {
+		return Config{
+			AdminURL: emu.AdminURL(srv.URL), AdminUsername: "admin", AdminPassword: emuAdminPass,
+			PlatformURL: emu.PlatformURL(srv.URL), ClientID: "terraform", ClientSecret: emuClientSecret,
+			Username: "alice", Password: emuPassword, CACertPEM: serverCA, ClientCertPEM: certPEM, ClientKeyPEM: keyPEM,
+			MaxRetries: NoRetries,
+		}
+	}
+	good, goodKey := trusted.issue(t, "terraform-ci", time.Now().Add(time.Hour))
+	stranger, strangerKey := other.issue(t, "terraform-ci", time.Now().Add(time.Hour))
+	for _, tc := range []struct {
+		name      string
+		cert, key string
+		want      string // the TLS problem's kind, "" for success
+	}{
+		{"trusted certificate", good, goodKey, ""},
+		{"no certificate", "", "", TLSClientCertMissing},
+		{"certificate of another authority", stranger, strangerKey, TLSClientCertRejected},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := New(config(tc.cert, tc.key))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = c.Close(t.Context()) }()
+			_, err = c.PublishScore(t.Context(), PublishScoreInput{ScoreURL: "https://cdn.example/mtls.sib"})
+			var netErr *NetworkError
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("with a trusted certificate: %v", err)
+			case tc.want == "":
+			case !errors.As(err, &netErr) || netErr.Kind != NetworkTLS || netErr.TLS == nil || netErr.TLS.Kind != tc.want:
+				t.Fatalf("got %v (%#v), want a TLS failure of kind %s", err, netErr, tc.want)
+			case IsUnknownOutcome(err):
+				t.Fatalf("a refused handshake left the publish's outcome unknown: %v", err)
+			}
+		})
+	}
+}
+
+// TestClientCertificateChecks: the pair is refused with an error naming the setting:
+// a key without a certificate, a certificate that is not PEM, a key of another
+// certificate; the key is never quoted.
+func TestClientCertificateChecks(t *testing.T) {
+	t.Parallel()
+	ca := newTestCA(t, "CA")
+	cert, key := ca.issue(t, "a", time.Now().Add(time.Hour))
+	_, otherKey := ca.issue(t, "b", time.Now().Add(time.Hour))
+	for _, tc := range []struct{ cert, key, want string }{
+		{"", key, "client_key_pem is set without client_cert_pem"},
+		{cert, "", "client_cert_pem is set without client_key_pem"},
+		{"not a certificate", key, "client_cert_pem: no PEM-encoded certificate"},
+		{cert, otherKey, "client_key_pem does not match the certificate in client_cert_pem (CN=a)"},
+		{cert, "garbage", "client_key_pem holds no PEM-encoded private key"},
+	} {
+		_, err := New(Config{ClientCertPEM: tc.cert, ClientKeyPEM: tc.key})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "PRIVATE KEY-----") {
+			t.Errorf("cert %.20q, key %.20q: %v; want %q", tc.cert, tc.key, err, tc.want)
+		}
+	}
+}
+
+// TestRequestHeadersOnlyToThePlatform: the configured request headers reach the
+// platform with every request, are masked in the logs, and never reach another host:
+// a platform link to a second host is refused before anything is sent there.
+func TestRequestHeadersOnlyToThePlatform(t *testing.T) {
+	t.Parallel()
+	const header, value = "X-Gateway-Key", "gw-secret-5d1c"
+	var mu sync.Mutex
+	seen := map[string]int{} // host → requests with the header
+	missing := 0
+	second := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen["second"]++
+	}))
+	t.Cleanup(second.Close)
+	env := newEmuEnv(t, emulator.Options{})
+	gateway := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		if r.Header.Get(header) == value {
+			seen["platform"]++
+		} else {
+			missing++
+		}
+		mu.Unlock()
+		env.emu.ServeHTTP(w, r)
+	}))
+	t.Cleanup(gateway.Close)
+	c := env.client(func(cfg *Config) {
+		cfg.AdminURL, cfg.PlatformURL = env.emu.AdminURL(gateway.URL), env.emu.PlatformURL(gateway.URL)
+		cfg.RequestHeaders = map[string]string{header: value}
+	})
+	if _, err := c.GetExternalAuthentication(env.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PublishScore(env.ctx, PublishScoreInput{ScoreURL: "https://cdn.example/h.sib"}); err != nil {
+		t.Fatal(err)
+	}
+	// A link of the platform's to another host: refused, nothing sent there.
+	if _, err := c.platformHref(env.ctx, second.URL+"/apis/elsewhere"); err == nil {
+		t.Error("a link to a second host was accepted")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if missing > 0 || seen["platform"] < 4 {
+		t.Errorf("the platform got %d requests with the header and %d without", seen["platform"], missing)
+	}
+	if seen["second"] > 0 {
+		t.Errorf("the second host got %d requests", seen["second"])
+	}
+	if strings.Contains(env.logs.String(), value) {
+		t.Error("the header's value is in the logs")
+	}
+}
+
+// TestRequestHeadersFromTheEnvironment: the variable holds a JSON object; anything
+// else is refused naming it, without quoting the values.
+func TestRequestHeadersFromTheEnvironment(t *testing.T) {
+	t.Parallel()
+	h, err := ParseRequestHeaders(`{"CF-Access-Client-Id": "id", "CF-Access-Client-Secret": "s"}`)
+	if err != nil || len(h) != 2 {
+		t.Fatalf("%v, %v", h, err)
+	}
+	if _, err := ParseRequestHeaders(`CF-Access-Client-Secret=s3cret`); err == nil || strings.Contains(err.Error(), "s3cret") ||
+		!strings.Contains(err.Error(), EnvRequestHeaders) {
+		t.Errorf("a value that is not JSON: %v", err)
+	}
+	for name, want := range map[string]string{
+		"authorization": "sets the header Authorization itself", "token": "sets the header Token itself",
+		"Content-Length": "itself", "Bad Header": "not a valid header name", "X-Ok": "",
+	} {
+		if got := CheckRequestHeader(name, "v"); (want == "") != (got == "") || !strings.Contains(got, want) {
+			t.Errorf("header %q: %q, want %q", name, got, want)
+		}
+	}
+	if got := CheckRequestHeader("X-Ok", "a\r\nInjected: 1"); !strings.Contains(got, "line break") {
+		t.Errorf("a value with a line break: %q", got)
+	}
+}
