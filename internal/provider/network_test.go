@@ -261,10 +261,10 @@ resource "mediaplatform_external_authentication" "test" {
 				"error code admin/NOT_FOUND) answered 404 for /scores", "publishing_url should be the publishing service's "+
 				"address, "+emu.adminURL()+"/apis/media.publishing;version=2;realm=global")},
 		{"a web server at platform_url", providerBlock(webAsPlatform) + score,
-			errorPattern("The address in platform_url does not lead to the platform's API: a web server's HTML page, not "+
+			errorPattern("The address in platform_url does not lead to the platform's API: a web server's HTML page, not " +
 				"the platform's API (whose errors are JSON) answered 404 for /auth")},
 		{"a web server at admin_url", providerBlock(webAsAdmin) + settings,
-			errorPattern("An HTML page answered HTTP 501 for the address in admin_url ("+webHost+")")},
+			errorPattern("An HTML page answered HTTP 501 for the address in admin_url (" + webHost + ")")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
