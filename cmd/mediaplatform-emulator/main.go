@@ -11,6 +11,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -76,6 +77,8 @@ type config struct {
 	envFile           string
 	seedFile          string
 	accountsFile      string
+	requireHeader     *emulator.HeaderRequirement
+	clientCAFile      string
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -106,6 +109,26 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		"built-in ones")
 	fs.DurationVar(&c.clockOffset, "clock-offset", 0, "run the platform's clock this far from this machine's "+
 		"(its timestamps and Date headers), e.g. -3h for a platform three hours behind")
+	fs.Func("require-header", "stand behind a gateway that demands the access header `NAME=VALUE` on every platform "+
+		"request: 401 (an HTML page) without it, 403 with another value", func(v string) error {
+		if c.requireHeader != nil {
+			return errors.New("only one access header can be required")
+		}
+		name, value, found := strings.Cut(v, "=")
+		switch {
+		case !found:
+			return errors.New("want NAME=VALUE")
+		case !isHeaderName(name):
+			return fmt.Errorf("%q is not an HTTP header name", name)
+		case value == "" || strings.ContainsFunc(value, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }) ||
+			strings.Trim(value, " \t") != value:
+			return errors.New("the value must be non-empty, without control characters or spaces around it")
+		}
+		c.requireHeader = &emulator.HeaderRequirement{Name: name, Value: value}
+		return nil
+	})
+	fs.StringVar(&c.clientCAFile, "client-ca", "", "with -tls, stand behind a gateway that requires a client certificate "+
+		"signed by a CA of this PEM `file` in the TLS handshake")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, err
@@ -117,6 +140,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return c, usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	case c.caCertFile != "" && !c.tls:
 		return c, usageError{"-ca-cert-file needs -tls"}
+	case c.clientCAFile != "" && !c.tls:
+		return c, usageError{"-client-ca needs -tls: a client certificate is asked for in the TLS handshake"}
 	case c.tokenLifetime <= 0:
 		return c, usageError{"-token-lifetime must be positive"}
 	case c.sessionIdle <= 0:
@@ -137,7 +162,8 @@ func (c config) options() emulator.Options {
 		TokenLifetime:     c.tokenLifetime,
 		SessionIdle:       c.sessionIdle,
 		RenderDelay:       c.renderDelay,
-		Faults:            emulator.Faults{Readings: c.readings, ClockOffsetSeconds: int(c.clockOffset / time.Second)},
+		Faults: emulator.Faults{Readings: c.readings, ClockOffsetSeconds: int(c.clockOffset / time.Second),
+			RequireHeader: c.requireHeader},
 	}
 	if o.RenderDelay == 0 {
 		o.RenderDelay = -1 // Options reads 0 as "default"; the flag's 0 means none
@@ -161,6 +187,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	opts := cfg.options()
 	if cfg.accountsFile != "" {
 		if opts.Users, opts.Clients, err = readAccounts(cfg.accountsFile); err != nil {
+			return err
+		}
+	}
+	if cfg.clientCAFile != "" {
+		if opts.Faults.ClientCACertPEM, err = readClientCAs(cfg.clientCAFile); err != nil {
 			return err
 		}
 	}
@@ -207,7 +238,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				return fmt.Errorf("writing -ca-cert-file: %w", err)
 			}
 		}
-		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		// Through the emulator, which asks for a client certificate while the gateway wants one.
+		srv.TLSConfig = emu.TLSConfig(&tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 		ln = tls.NewListener(ln, srv.TLSConfig)
 		scheme = "https"
 	}
@@ -259,6 +291,13 @@ func printBanner(w io.Writer, base string, cfg config, opts emulator.Options, ca
 	}
 	if cfg.clockOffset != 0 {
 		lines = append(lines, "  platform clock offset: "+cfg.clockOffset.String())
+	}
+	if h := opts.Faults.RequireHeader; h != nil {
+		// The name only: the value is a secret of the gateway.
+		lines = append(lines, "  gateway: requires the access header "+h.Name)
+	}
+	if cfg.clientCAFile != "" {
+		lines = append(lines, "  gateway: requires a client certificate signed by a CA of "+cfg.clientCAFile)
 	}
 	if opts.Seed != nil {
 		lines = append(lines, fmt.Sprintf("  seeded from %s: %d scores, %d command scripts, settings %t", cfg.seedFile,
@@ -321,4 +360,35 @@ func selfSignedCertificate(host string) (tls.Certificate, []byte, error) {
 		return tls.Certificate{}, nil, err
 	}
 	return cert, certPEM, nil
+}
+
+// isHeaderName reports whether s is an HTTP header name (a token, RFC 9110).
+func isHeaderName(s string) bool {
+	return s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+-.^_`|~") == ""
+}
+
+// readClientCAs reads -client-ca: one or more PEM CA certificates and nothing else.
+func readClientCAs(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("-client-ca: %w", err)
+	}
+	rest, n := b, 0
+	for {
+		var block *pem.Block
+		if block, rest = pem.Decode(rest); block == nil {
+			break
+		}
+		n++
+		if block.Type != "CERTIFICATE" {
+			return "", fmt.Errorf("-client-ca %s: PEM block %d is a %s, not a CERTIFICATE", path, n, block.Type)
+		}
+		if _, err := x509.ParseCertificate(block.Bytes); err != nil {
+			return "", fmt.Errorf("-client-ca %s: PEM block %d: %w", path, n, err)
+		}
+	}
+	if n == 0 || len(bytes.TrimSpace(rest)) > 0 {
+		return "", fmt.Errorf("-client-ca %s: want one or more PEM CA certificates and nothing else", path)
+	}
+	return string(b), nil
 }

@@ -281,7 +281,23 @@ func TestParseFlags(t *testing.T) {
 		t.Errorf("readings and clock offset: %+v", f)
 	}
 
+	c, err = parseFlags([]string{"-require-header", "X-Access-Token=a=b c", "-tls", "-client-ca", "ca.pem"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := c.options().Faults.RequireHeader; h == nil || h.Name != "X-Access-Token" || h.Value != "a=b c" || c.clientCAFile != "ca.pem" {
+		t.Errorf("-require-header and -client-ca: %+v, %q", h, c.clientCAFile)
+	}
+
 	for _, args := range [][]string{
+		{"-client-ca", "ca.pem"},
+		{"-require-header", "X-Access-Token"},
+		{"-require-header", "=value"},
+		{"-require-header", "X Access=value"},
+		{"-require-header", "X-Access="},
+		{"-require-header", "X-Access= value"},
+		{"-require-header", "X-Access=a\nb"},
+		{"-require-header", "X-Access=a", "-require-header", "X-Other=b"},
 		{"-reading", "fastCounts"},
 		{"-clock-offset", "1.5s"},
 		{"-ca-cert-file", "ca.pem"},

@@ -4,6 +4,7 @@ package emulator
 
 import (
 	"bytes"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"io"
@@ -17,9 +18,10 @@ import (
 )
 
 // Faults are injected into platform requests (never into the control surface).
-// The zero value injects nothing. A request is first checked against the rate
-// limit, then may fail before effect (FailRate), then is served, and then may
-// lose its answer (DropRate).
+// The zero value injects nothing. A request first passes the gateway in front of the
+// platform (RequireHeader; ClientCACertPEM acts earlier, in the TLS handshake), is
+// then checked against the rate limit, then may fail before effect (FailRate), then
+// is served, and then may lose its answer (DropRate).
 type Faults struct {
 	// FailRate is the share (0 to 1) of requests that fail before taking effect.
 	FailRate float64 `json:"failRate"`
@@ -52,6 +54,16 @@ type Faults struct {
 	// Date header of every answer are this far from this machine's clock (negative:
 	// the platform is behind). Expiries stay consistent with the timestamps written.
 	ClockOffsetSeconds int `json:"clockOffsetSeconds,omitempty"`
+	// RequireHeader puts a gateway in front of the platform that demands this access
+	// header on every platform request (the control surface excepted), before
+	// anything else happens to the request: without it the gateway answers 401, with
+	// another value 403, each with an HTML page of its own (gateway.go).
+	RequireHeader *HeaderRequirement `json:"requireHeader,omitempty"`
+	// ClientCACertPEM holds one or more CA certificates (PEM): while it is set, a
+	// listener serving TLS through Emulator.TLSConfig requires, in the handshake, a
+	// client certificate that verifies against them. Set through SetFaults, PEM that
+	// does not parse refuses every client certificate.
+	ClientCACertPEM string `json:"clientCaCertPem,omitempty"`
 }
 
 // maxClockOffset bounds ClockOffsetSeconds: ten years either way.
@@ -75,12 +87,24 @@ func (f Faults) validate() (field, msg string) {
 	case f.ClockOffsetSeconds < -maxClockOffset || f.ClockOffsetSeconds > maxClockOffset:
 		return "clockOffsetSeconds", "clockOffsetSeconds must be within ten years either way"
 	}
+	if f.RequireHeader != nil {
+		if field, msg := f.RequireHeader.validate(); field != "" {
+			return field, msg
+		}
+	}
+	if f.ClientCACertPEM != "" {
+		if _, err := parseClientCAs(f.ClientCACertPEM); err != nil {
+			return "clientCaCertPem", "clientCaCertPem must be one or more PEM CA certificates: " + err.Error()
+		}
+	}
 	return "", ""
 }
 
 type faultState struct {
-	mu          sync.Mutex
-	faults      Faults
+	mu     sync.Mutex
+	faults Faults
+	// caPool holds the certificates of faults.ClientCACertPEM, read once when set.
+	caPool      *x509.CertPool
 	window      time.Time
 	windowCount int
 }
@@ -89,6 +113,7 @@ func (f *faultState) reset() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.faults = Faults{}
+	f.caPool = nil
 	f.window = time.Time{}
 	f.windowCount = 0
 }
@@ -99,16 +124,40 @@ func (f *faultState) set(faults Faults) {
 	if faults.Status == 0 {
 		faults.Status = http.StatusServiceUnavailable
 	}
-	faults.DropRoutes = slices.Clone(faults.DropRoutes)
+	faults = faults.clone()
+	f.caPool = nil
+	if faults.ClientCACertPEM != "" {
+		var err error
+		if f.caPool, err = parseClientCAs(faults.ClientCACertPEM); err != nil {
+			// Not validated (SetFaults): a gateway that cannot read its CAs admits nobody.
+			f.caPool = x509.NewCertPool()
+		}
+	}
 	f.faults = faults
 }
 
 func (f *faultState) get() Faults {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	faults := f.faults
-	faults.DropRoutes = slices.Clone(faults.DropRoutes)
-	return faults
+	return f.faults.clone()
+}
+
+// clientCAs returns the CAs a client certificate must verify against, or nil when
+// no client certificate is required.
+func (f *faultState) clientCAs() *x509.CertPool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.caPool
+}
+
+// clone returns a copy of f that shares nothing with it.
+func (f Faults) clone() Faults {
+	f.DropRoutes = slices.Clone(f.DropRoutes)
+	if f.RequireHeader != nil {
+		h := *f.RequireHeader
+		f.RequireHeader = &h
+	}
+	return f
 }
 
 // decide returns the status a request on route must fail with (0: serve it),

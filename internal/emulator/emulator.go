@@ -6,7 +6,8 @@
 // Every Emulator keeps its own state, so many can run side by side in one process.
 // The files mirror the contract's sections: admin.go (A), auth.go (B), scores.go,
 // views.go and params.go (C), commands.go (D), datamodel.go (E/F), registry.go (R)
-// and control.go (G).
+// and control.go (G); readings.go holds the other readings (V) and gateway.go the
+// gateway that may stand in front of the platform.
 package emulator
 
 import (
@@ -194,8 +195,9 @@ func (e *Emulator) handle(pattern string, h http.HandlerFunc) {
 	e.mux.HandleFunc(pattern, h)
 }
 
-// ServeHTTP counts the request, applies the configured faults to platform requests
-// (never to the control surface) and dispatches it. A path served under another
+// ServeHTTP counts the request, checks platform requests at the gateway
+// (Faults.RequireHeader), applies the configured faults to them (never to the control
+// surface) and dispatches it. A path served under another
 // method gets 405 with an Allow header; any other unknown address gets 404. A
 // request whose answer the faults drop (Faults.DropRate) ends in a panic with
 // http.ErrAbortHandler, which an http.Server turns into a closed connection.
@@ -206,8 +208,14 @@ func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		pattern = r.Method + " (unmatched)"
 	}
 	if !strings.HasPrefix(r.URL.Path, "/_emulator/") {
+		// Counted even when the gateway or a fault refuses it: it reached the listener.
 		e.stats.count(pattern)
 		faults := e.faults.get()
+		// The gateway stands in front of the platform: it answers before the platform's
+		// clock, faults and authentication come into play.
+		if !admitThroughGateway(w, r, faults.RequireHeader) {
+			return
+		}
 		offset := time.Duration(faults.ClockOffsetSeconds) * time.Second
 		// The platform's clock, for clients that compare timestamps with it.
 		w.Header().Set("Date", time.Now().Add(offset).UTC().Format(http.TimeFormat))
@@ -373,7 +381,10 @@ func (s *statsState) login(admin bool) {
 // Stats is the body of GET /_emulator/stats.
 type Stats struct {
 	// Requests counts platform requests by "<METHOD> <route pattern>", the pattern
-	// being the full path template on the listener.
+	// being the full path template on the listener. Every request that reaches the
+	// emulator counts, also one that the gateway (Faults.RequireHeader) or an injected
+	// fault refuses; a connection refused in the TLS handshake (Faults.ClientCACertPEM)
+	// sends none.
 	Requests map[string]int `json:"requests"`
 	// Logins counts successful logins: "admin" (POST /login) and "oauth" (grants).
 	Logins       map[string]int `json:"logins"`
