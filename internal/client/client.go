@@ -48,6 +48,7 @@ const (
 	EnvPublishingService = "MEDIAPLATFORM_PUBLISHING_SERVICE"
 	EnvRegistryURL       = "MEDIAPLATFORM_REGISTRY_URL"
 	EnvRefreshStrategy   = "MEDIAPLATFORM_REFRESH_STRATEGY"
+	EnvRenderWait        = "MEDIAPLATFORM_RENDER_WAIT"
 	EnvCACertPEM         = "MEDIAPLATFORM_CA_CERT_PEM"
 	EnvClientCertPEM     = "MEDIAPLATFORM_CLIENT_CERT_PEM"
 	EnvClientKeyPEM      = "MEDIAPLATFORM_CLIENT_KEY_PEM"
@@ -59,7 +60,7 @@ const (
 func EnvVariables() []string {
 	return []string{
 		EnvAdminURL, EnvAdminUsername, EnvAdminPassword, EnvPlatformURL, EnvClientID, EnvClientSecret, EnvBasicToken,
-		EnvUsername, EnvPassword, EnvPublishingURL, EnvPublishingService, EnvRegistryURL, EnvRefreshStrategy,
+		EnvUsername, EnvPassword, EnvPublishingURL, EnvPublishingService, EnvRegistryURL, EnvRefreshStrategy, EnvRenderWait,
 		EnvCACertPEM, EnvClientCertPEM, EnvClientKeyPEM, EnvRequestHeaders,
 	}
 }
@@ -146,6 +147,10 @@ type Config struct {
 	// RefreshIndividual.
 	RefreshStrategy string
 
+	// RenderWait is how WaitForRendering reads: RenderWaitShared (also "") or
+	// RenderWaitIndividual (one GET per wait, for comparison).
+	RenderWait string
+
 	// Deferred names the settings (provider attribute names) whose value the
 	// configuration only knows after apply: CheckSettings does not report them.
 	Deferred map[string]bool
@@ -178,6 +183,7 @@ func (c *Config) ApplyEnv(getenv func(string) string) {
 		{&c.PublishingService, EnvPublishingService},
 		{&c.RegistryURL, EnvRegistryURL},
 		{&c.RefreshStrategy, EnvRefreshStrategy},
+		{&c.RenderWait, EnvRenderWait},
 	} {
 		if *f.field == "" {
 			*f.field = getenv(f.env)
@@ -221,6 +227,7 @@ type Client struct {
 	proxy func(*http.Request) (*url.URL, error)
 
 	refresh scoreRefresh // RefreshScore's choice between GETs and one listing
+	renders renderWait   // WaitForRendering's shared reads
 
 	closeOnce sync.Once
 	closeErr  error
@@ -240,6 +247,12 @@ var ErrClosed = errors.New("mediaplatform client is closed")
 // the first call that needs it. It fails only on settings that can never work,
 // such as a malformed CA certificate or an unparsable address.
 func New(cfg Config) (*Client, error) {
+	switch cfg.RenderWait {
+	case "", RenderWaitShared, RenderWaitIndividual:
+	default:
+		return nil, &SettingError{Setting: "render_wait", EnvVar: EnvRenderWait, Value: cfg.RenderWait,
+			Problem: fmt.Sprintf("it must be %q or %q", RenderWaitShared, RenderWaitIndividual)}
+	}
 	switch cfg.RefreshStrategy {
 	case "", RefreshAuto, RefreshIndividual:
 	default:

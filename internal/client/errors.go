@@ -54,6 +54,8 @@ type APIError struct {
 	// Proxy and ProxyVar name the forward proxy the request went through and the
 	// environment variable that set it, as for NetworkError.
 	Proxy, ProxyVar string
+	// HeadersSet is set when the request carried the configured request_headers.
+	HeadersSet bool
 }
 
 // Error gives the request, the status, the code and the message.

@@ -185,6 +185,7 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 			apiErr := parseAPIError(r.method, resp)
 			apiErr.Host, apiErr.Setting = resp.url.Host, c.settingFor(resp.url)
 			apiErr.Proxy, apiErr.ProxyVar = c.proxyFor(resp.url)
+			apiErr.HeadersSet = len(c.cfg.RequestHeaders) > 0 && hostIn(resp.url, c.platformHosts())
 			c.maskAPIError(apiErr)
 			logDebug(ctx, "API error", map[string]any{
 				"method": r.method, "path": apiErr.Path, "status": apiErr.Status, "code": apiErr.Code,
@@ -461,7 +462,7 @@ func readAnswer(body io.Reader) ([]byte, error) {
 func transient(err error) bool {
 	var recordHeader tls.RecordHeaderError
 	switch {
-	case isCertificateError(err), errors.As(err, &recordHeader), errors.Is(err, errAnswerTooLarge):
+	case isCertificateError(err), tlsAlert(err) != "", errors.As(err, &recordHeader), errors.Is(err, errAnswerTooLarge):
 		return false
 	case strings.Contains(err.Error(), "unsupported protocol scheme"),
 		strings.Contains(err.Error(), "stopped after"): // too many redirects

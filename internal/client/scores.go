@@ -282,6 +282,7 @@ func (c *Client) PublishScore(ctx context.Context, in PublishScoreInput) (*Score
 		}
 		switch {
 		case err == nil:
+			c.renders.published()
 			return c.completePublished(ctx, out, in), nil
 
 		case IsUnknownOutcome(err) && ctx.Err() == nil:
@@ -804,29 +805,6 @@ func readHealth(body []byte) *Health {
 		return &Health{Status: text}
 	}
 	return &Health{Status: healthUnknown, Note: "the answer is text that says no status"}
-}
-
-// WaitForRendering polls a score, backing off from 100 ms to 2 s, until its
-// status is idle or error, and returns it; status "error" is returned as a
-// score, not as an error. A status the contract does not name (say "queued")
-// is waited out like pending: only ctx ends the wait then. When ctx ends or a
-// read fails, it returns the last score read (nil if none) with the error.
-func (c *Client) WaitForRendering(ctx context.Context, idOrAlias string) (*Score, error) {
-	var last *Score
-	err := poll(ctx, func() (bool, error) {
-		s, err := c.GetScore(ctx, idOrAlias)
-		if err != nil {
-			return false, err
-		}
-		last = s
-		if !KnownScoreStatus(s.Status) {
-			logDebug(ctx, "score has a status the provider does not know; waiting on", map[string]any{"status": s.Status})
-		}
-		return s.Status == ScoreStatusIdle || s.Status == ScoreStatusError, nil
-	}, func() string {
-		return fmt.Sprintf("waiting for score %s to render (status %q)", idOrAlias, last.Status)
-	})
-	return last, err
 }
 
 // KnownScoreStatus reports whether status is one the contract names: pending,

@@ -239,7 +239,7 @@ func newTestCA(t *testing.T, name string) *testCA {
 }
 
 // clientCertificate issues a client certificate (clientAuth) signed by ca.
-func (ca *testCA) clientCertificate(t *testing.T, name string) tls.Certificate {
+func (ca *testCA) clientCertificate(t *testing.T) tls.Certificate {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -247,7 +247,7 @@ func (ca *testCA) clientCertificate(t *testing.T, name string) tls.Certificate {
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(time.Now().UnixNano()),
-		Subject:      pkix.Name{CommonName: name},
+		Subject:      pkix.Name{CommonName: "terraform"},
 		NotBefore:    time.Now().Add(-time.Hour),
 		NotAfter:     time.Now().Add(time.Hour),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
@@ -348,7 +348,7 @@ func (p tlsProbe) wantRefused(t *testing.T, what, alert string) {
 func TestGatewayClientCertificate(t *testing.T) {
 	t.Parallel()
 	ca, other := newTestCA(t, "gateway CA"), newTestCA(t, "another CA")
-	good, foreign := ca.clientCertificate(t, "terraform"), other.clientCertificate(t, "terraform")
+	good, foreign := ca.clientCertificate(t), other.clientCertificate(t)
 	et := newTLSEmuTester(t, New(Options{}))
 
 	// No fault: no client certificate asked for; one offered is not needed.
@@ -381,7 +381,7 @@ func TestGatewayClientCertificate(t *testing.T) {
 func TestGatewayClientCertificateStartAndReset(t *testing.T) {
 	t.Parallel()
 	ca := newTestCA(t, "gateway CA")
-	good := ca.clientCertificate(t, "terraform")
+	good := ca.clientCertificate(t)
 	et := newTLSEmuTester(t, New(Options{Faults: Faults{ClientCACertPEM: ca.pem,
 		RequireHeader: &HeaderRequirement{Name: gatewayHeader, Value: gatewaySecret}}}))
 
@@ -399,7 +399,7 @@ func TestGatewayClientCertificateStartAndReset(t *testing.T) {
 func TestGatewayClientCertificateUnreadableCAs(t *testing.T) {
 	t.Parallel()
 	ca := newTestCA(t, "gateway CA")
-	good := ca.clientCertificate(t, "terraform")
+	good := ca.clientCertificate(t)
 	et := newTLSEmuTester(t, New(Options{}))
 	// SetFaults does not validate: CAs that cannot be read admit nobody.
 	et.e.SetFaults(Faults{ClientCACertPEM: "not PEM"})

@@ -209,7 +209,18 @@ func htmlPageLead(e *client.APIError) string {
 	if e.Status >= 500 {
 		msg += " (or the platform's gateway failed; the provider retried where that is safe)"
 	}
-	return msg + ": " + check + "."
+	msg += ": " + check + "."
+	if e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden {
+		// A zero-trust gateway refuses a request without its access header so.
+		if e.HeadersSet {
+			msg += " If a gateway in front of the platform demands an access header, check the names and values in " +
+				"request_headers (they were sent)."
+		} else {
+			msg += " If a gateway in front of the platform demands an access header (a service token, an API key), set " +
+				"it in request_headers (or " + client.EnvRequestHeaders + ")."
+		}
+	}
+	return msg
 }
 
 // networkLead is the first sentence of a diagnostic for a request that got no answer:

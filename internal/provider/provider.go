@@ -80,6 +80,7 @@ type providerModel struct {
 	RequestTimeout     types.String `tfsdk:"request_timeout"`
 	MaxRetries         types.Int64  `tfsdk:"max_retries"`
 	RefreshStrategy    types.String `tfsdk:"refresh_strategy"`
+	RenderWait         types.String `tfsdk:"render_wait"`
 }
 
 // Provider defaults. The provider schema cannot carry defaults, so Configure applies them.
@@ -251,6 +252,17 @@ func (p *mediaplatformProvider) Schema(_ context.Context, _ provider.SchemaReque
 				Optional:   true,
 				Validators: []validator.String{stringvalidator.OneOf(client.RefreshAuto, client.RefreshIndividual)},
 			},
+			"render_wait": schema.StringAttribute{
+				MarkdownDescription: "How creates of `mediaplatform_score` with `wait_for_rendering` wait for their rendering. " +
+					"`shared` (the default): the waits of one run share their reads: once the platform's rendering time is " +
+					"known, each score is read when it should have finished, and the scores due together are read with one " +
+					"list page of the newest scores (a score missing from it with a GET), so 1,000 creates cost about a " +
+					"hundred reads instead of five thousand and leave a rate limit to the publishes; a single create polls " +
+					"its own score. `individual`: every create polls its own score, backing off from 100 ms to 2 s. " +
+					"Environment variable: `" + client.EnvRenderWait + "`.",
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.OneOf(client.RenderWaitShared, client.RenderWaitIndividual)},
+			},
 		},
 	}
 }
@@ -409,6 +421,7 @@ func configFromModel(data providerModel) (client.Config, map[string]bool) {
 		{data.PublishingService, &cfg.PublishingService, client.EnvPublishingService, "publishing_service"},
 		{data.RegistryURL, &cfg.RegistryURL, client.EnvRegistryURL, "registry_url"},
 		{data.RefreshStrategy, &cfg.RefreshStrategy, client.EnvRefreshStrategy, "refresh_strategy"},
+		{data.RenderWait, &cfg.RenderWait, client.EnvRenderWait, "render_wait"},
 		{data.CACertPEM, &cfg.CACertPEM, client.EnvCACertPEM, "ca_cert_pem"},
 		{data.ClientCertPEM, &cfg.ClientCertPEM, client.EnvClientCertPEM, "client_cert_pem"},
 		{data.ClientKeyPEM, &cfg.ClientKeyPEM, client.EnvClientKeyPEM, "client_key_pem"},

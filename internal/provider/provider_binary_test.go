@@ -65,6 +65,7 @@ func TestAccProviderBinary(t *testing.T) {
 		{"platform gone during apply", testPlatformGoneDuringApply},
 		{"expired view advice", testExpiredViewAdvice},
 		{"a forward proxy that refuses, fails or is down", testProxyLeads},
+		{"the corporate networks guide, stopped by its time limit", testCorporateGuide},
 	} {
 		t.Run(sub.name, func(t *testing.T) {
 			t.Parallel()

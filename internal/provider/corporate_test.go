@@ -1,0 +1,378 @@
+package provider
+
+// Corporate networks: a gateway in front of the platform that demands a client
+// certificate (mutual TLS) and an access header, driven through Terraform.
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-testing/config"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
+)
+
+// pemCA is a certificate authority that issues client certificates in PEM.
+type pemCA struct {
+	cert *x509.Certificate
+	key  *ecdsa.PrivateKey
+	PEM  string
+}
+
+func newPEMCA(t *testing.T, name string) *pemCA {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	return &pemCA{cert: cert, key: key, PEM: string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))}
+}
+
+// issue returns a client certificate of the authority and its key, valid until notAfter.
+func (ca *pemCA) issue(t *testing.T, name string, notAfter time.Time) (certPEM, keyPEM string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-48 * time.Hour), NotAfter: notAfter,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}, KeyUsage: x509.KeyUsageDigitalSignature,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})),
+		string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}))
+}
+
+// gatewayHeader is the access header the test gateway demands.
+const gatewayHeader, gatewaySecret = "CF-Access-Client-Secret", "gw-7f3a9c1e5b"
+
+// newGatewayEmulator serves an emulator over TLS behind a gateway that demands a
+// client certificate of ca and the access header, and returns it with its server
+// certificate (for ca_cert_pem).
+func newGatewayEmulator(t *testing.T, ca *pemCA) (*testEmulator, string) {
+	return newGatewayEmulatorRendering(t, ca, testRenderDelay)
+}
+
+// newGatewayEmulatorRendering is newGatewayEmulator with scores that render for
+// renderDelay a state.
+func newGatewayEmulatorRendering(t *testing.T, ca *pemCA, renderDelay time.Duration) (*testEmulator, string) {
+	t.Helper()
+	if externalPlatform != nil {
+		t.Skip("needs the emulator's control surface: a gateway demanding a client certificate and a header")
+	}
+	emu := emulator.New(emulator.Options{RenderDelay: renderDelay, Faults: emulator.Faults{
+		ClientCACertPEM: ca.PEM, RequireHeader: &emulator.HeaderRequirement{Name: gatewayHeader, Value: gatewaySecret},
+	}})
+	srv := httptest.NewUnstartedServer(emu)
+	srv.TLS = emu.TLSConfig(nil)
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	serverPEM := string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
+	return servedTestEmulator(t, emu, srv.URL), serverPEM
+}
+
+// TestAccCorporate_gateway drives client_cert_pem, client_key_pem and request_headers
+// through Terraform against a gateway that demands both: with them the configuration
+// applies, re-plans empty and destroys; without the certificate, with one of another
+// authority, or without the header, the first sentence names the setting to fix.
+func TestAccCorporate_gateway(t *testing.T) {
+	t.Parallel()
+	ca := newPEMCA(t, "gateway CA")
+	cert, key := ca.issue(t, "terraform-ci", time.Now().Add(24*time.Hour))
+	strangerCert, strangerKey := newPEMCA(t, "another CA").issue(t, "terraform-ci", time.Now().Add(24*time.Hour))
+	emu, serverPEM := newGatewayEmulator(t, ca)
+	vars := config.Variables{
+		"server_ca": config.StringVariable(serverPEM), "client_cert": config.StringVariable(cert),
+		"client_key": config.StringVariable(key), "stranger_cert": config.StringVariable(strangerCert),
+		"stranger_key": config.StringVariable(strangerKey),
+	}
+	provider := func(arguments string) string {
+		return `
+variable "server_ca" { type = string }
+variable "client_cert" { type = string }
+variable "client_key" {
+  type      = string
+  sensitive = true
+}
+variable "stranger_cert" { type = string }
+variable "stranger_key" {
+  type      = string
+  sensitive = true
+}
+` + providerConfigPlus(emu, "ca_cert_pem = var.server_ca\n"+arguments) + tlsTestResources
+	}
+	headers := fmt.Sprintf("request_headers = { %q = %q }\n", gatewayHeader, gatewaySecret)
+	both := "client_cert_pem = var.client_cert\n  client_key_pem = var.client_key\n  " + headers
+
+	t.Run("with the certificate and the header", func(t *testing.T) {
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviderFactories(t),
+			Steps: []resource.TestStep{
+				{Config: provider(both), ConfigVariables: vars},
+				{
+					Config: provider(both), ConfigVariables: vars,
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				},
+			},
+		})
+	})
+	for _, tc := range []struct {
+		name, arguments string
+		want            *regexp.Regexp
+	}{
+		{"without a client certificate", headers, errorPattern("refused the TLS handshake because it demands a client "+
+			"certificate and none was sent", "Set client_cert_pem and client_key_pem")},
+		{"with a certificate of another authority", "client_cert_pem = var.stranger_cert\n  client_key_pem = var.stranger_key\n  " +
+			headers, errorPattern("refused the client certificate in client_cert_pem")},
+		{"without the header", "client_cert_pem = var.client_cert\n  client_key_pem = var.client_key\n",
+			errorPattern("An HTML page answered HTTP 401 for the address in", "set it in request_headers")},
+		{"with a wrong header", "client_cert_pem = var.client_cert\n  client_key_pem = var.client_key\n  " +
+			fmt.Sprintf("request_headers = { %q = \"wrong\" }\n", gatewayHeader),
+			errorPattern("An HTML page answered HTTP 403 for the address in", "check the names and values in request_headers")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviderFactories(t),
+				Steps:                    []resource.TestStep{{Config: provider(tc.arguments), ConfigVariables: vars, ExpectError: tc.want}},
+			})
+		})
+	}
+}
+
+// TestAccCorporate_headersStayOnThePlatform: the request headers reach the platform's
+// host on every request, and never a second host its answers point to (the token
+// flow's links rewritten to it: refused before anything is sent there).
+func TestAccCorporate_headersStayOnThePlatform(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var secondHits int
+	second := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		mu.Lock()
+		secondHits++
+		mu.Unlock()
+	}))
+	t.Cleanup(second.Close)
+	emu, proxy := newProxiedTestEmulator(t, "a link to a second host")
+	proxy.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/auth$`, Respond: &faultproxy.Answer{
+		Status: http.StatusOK, Header: http.Header{"Content-Type": {"application/hal+json"}},
+		Body: fmt.Sprintf(`{"_links":{"auth:identity-providers":[{"href":%q}],"auth:token":[{"href":%q,"name":"current"}]}}`,
+			second.URL+"/auth/identity-providers", second.URL+"/auth/tokens/current"),
+	}})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{{
+			Config: providerConfigPlus(emu, fmt.Sprintf("request_headers = { %q = %q }", gatewayHeader, gatewaySecret)) + `
+resource "mediaplatform_score" "test" {
+  score_url = "https://cdn.example/scores/headers.sib"
+}
+`,
+			ExpectError: regexp.MustCompile(`not on the platform`),
+		}},
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if secondHits != 0 {
+		t.Errorf("the second host got %d requests", secondHits)
+	}
+	if n := proxy.Count(http.MethodGet, `/auth$`); n == 0 {
+		t.Error("the platform's /auth was never asked: the test proves nothing")
+	}
+}
+
+// TestAccCorporate_badInputAtPlan: what cannot work is refused at plan time naming
+// the attribute, before any request: a certificate that is not PEM, a key without a
+// certificate, a key of another certificate, a header the provider sets itself.
+func TestAccCorporate_badInputAtPlan(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	ca := newPEMCA(t, "CA")
+	cert, _ := ca.issue(t, "a", time.Now().Add(time.Hour))
+	_, otherKey := ca.issue(t, "b", time.Now().Add(time.Hour))
+	vars := config.Variables{"cert": config.StringVariable(cert), "key": config.StringVariable(otherKey)}
+	for _, tc := range []struct {
+		name, arguments string
+		want            *regexp.Regexp
+	}{
+		{"not PEM", `client_cert_pem = "MIIB…"`, errorPattern("client_cert_pem value must be PEM-encoded certificates")},
+		{"a key without a certificate", "client_key_pem = var.key", errorPattern("client_key_pem is set without client_cert_pem")},
+		{"a key of another certificate", "client_cert_pem = var.cert\n  client_key_pem = var.key",
+			errorPattern("client_key_pem does not match the certificate in client_cert_pem (CN=a)")},
+		{"a header the provider sets", `request_headers = { Authorization = "Bearer x" }`,
+			errorPattern(`request_headers["Authorization"] cannot be sent: the provider sets the header Authorization itself`)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviderFactories(t),
+				Steps: []resource.TestStep{{
+					Config: `
+variable "cert" { type = string }
+variable "key" {
+  type      = string
+  sensitive = true
+}
+` + providerConfigPlus(emu, tc.arguments) + `data "mediaplatform_health" "test" {}`,
+					ConfigVariables: vars, ExpectError: tc.want,
+				}},
+			})
+		})
+	}
+	if ctl := emu.optionalControl(t, "that nothing was sent"); ctl != nil && ctl.Stats().TotalRequests() != 0 {
+		t.Errorf("bad network settings still sent %d requests", ctl.Stats().TotalRequests())
+	}
+}
+
+// TestCorporate_expiredCertificateWarns: an expired client certificate gives a
+// warning with its date, naming client_cert_pem.
+func TestCorporate_expiredCertificateWarns(t *testing.T) {
+	t.Parallel()
+	ca := newPEMCA(t, "CA")
+	notAfter := time.Now().Add(-time.Hour).Truncate(time.Second)
+	cert, key := ca.issue(t, "old", notAfter)
+	cfg := client.Config{ClientCertPEM: cert, ClientKeyPEM: key}
+	var diags diag.Diagnostics
+	p := &mediaplatformProvider{}
+	if !p.networkSettings(&cfg, providerModel{ClientCertPEM: types.StringValue(cert), ClientKeyPEM: types.StringValue(key)}, nil, &diags) {
+		t.Fatalf("an expired certificate was refused: %v", diags)
+	}
+	if len(diags) != 1 || diags[0].Summary() != "Client certificate expired" ||
+		!strings.Contains(diags[0].Detail(), "client_cert_pem (CN=old) expired at "+notAfter.UTC().Format(time.RFC3339)) {
+		t.Errorf("diagnostics %v", diags)
+	}
+}
+
+// testCorporateGuide runs the guide "Corporate networks" as a user does: its
+// configuration with the certificate files and the service token from variables, and
+// its CI script, behind a gateway that demands both. The first run is stopped by its
+// time limit (timeout's SIGTERM to the process group) while scores render; the state
+// then holds every score the platform holds and no token is left; the second run
+// finishes without a duplicate.
+func testCorporateGuide(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+	ca := newPEMCA(t, "gateway CA")
+	cert, key := ca.issue(t, "terraform-ci", time.Now().Add(24*time.Hour))
+	emu, serverPEM := newGatewayEmulatorRendering(t, ca, 2*time.Second)
+	ctl := emu.control(t, "a gateway")
+	guide := filepath.Join("..", "..", "examples", "guides", "corporate-networks")
+	example, err := os.ReadFile(filepath.Join(guide, "main.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := os.ReadFile(filepath.Join(guide, "ci-apply.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorkspace(t, emu, "")
+	writeFile(t, filepath.Join(w.dir, "main.tf"), string(example))
+	writeFile(t, filepath.Join(w.dir, "versions.tf"), `terraform {
+  required_providers {
+    mediaplatform = {
+      source = "mediaplatform/mediaplatform"
+    }
+  }
+}
+`)
+	writeFile(t, filepath.Join(w.dir, "ci-apply.sh"), string(script))
+	for name, content := range map[string]string{"ca.pem": serverPEM, "client.pem": cert, "client-key.pem": key} {
+		writeFile(t, filepath.Join(w.dir, name), content)
+	}
+	var scores []string
+	for i := range 12 {
+		scores = append(scores, fmt.Sprintf("%q = %q", fmt.Sprintf("ci-%02d", i), accScoreURL(fmt.Sprintf("ci-%02d", i))))
+	}
+	cfg := emu.config()
+	w.env = []string{
+		"MEDIAPLATFORM_ADMIN_URL=" + cfg.AdminURL, "MEDIAPLATFORM_ADMIN_USERNAME=" + cfg.AdminUsername,
+		"MEDIAPLATFORM_ADMIN_PASSWORD=" + cfg.AdminPassword, "MEDIAPLATFORM_PLATFORM_URL=" + cfg.PlatformURL,
+		"MEDIAPLATFORM_CLIENT_ID=" + cfg.ClientID, "MEDIAPLATFORM_CLIENT_SECRET=" + cfg.ClientSecret,
+		"MEDIAPLATFORM_USERNAME=" + cfg.Username, "MEDIAPLATFORM_PASSWORD=" + cfg.Password,
+		"TF_VAR_ca_cert_file=ca.pem", "TF_VAR_client_cert_file=client.pem", "TF_VAR_client_key_file=client-key.pem",
+		"TF_VAR_access_client_id=terraform-ci", "TF_VAR_access_client_secret=" + gatewaySecret,
+		"TF_VAR_scores={" + strings.Join(scores, ", ") + "}",
+		"PATH=" + filepath.Dir(w.terraform) + string(os.PathListSeparator) + os.Getenv("PATH"),
+	}
+	ciApply := func(limit string) (string, int) {
+		cmd := w.command("version") // the workspace's environment
+		cmd.Args = []string{"bash", "ci-apply.sh"}
+		cmd.Path, err = exec.LookPath("bash")
+		if err != nil {
+			t.Skip("bash is not on PATH")
+		}
+		cmd.Env = append(cmd.Env, "APPLY_TIME_LIMIT="+limit)
+		out, err := cmd.CombinedOutput()
+		code := 0
+		var exitErr *exec.ExitError
+		if errors.As(err, &exitErr) {
+			code = exitErr.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), code
+	}
+
+	out, code := ciApply("4")
+	if code != 124 || !strings.Contains(out, "stopped at its time limit") {
+		t.Fatalf("the first run was not stopped by its time limit (exit %d):\n%s", code, out)
+	}
+	held := ctl.Stats().Scores
+	list := strings.Fields(w.run("state", "list"))
+	if len(list) != held {
+		t.Errorf("after the time limit the platform holds %d scores and the state %d:\n%s", held, len(list), out)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for ctl.Stats().LiveTokens != 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := ctl.Stats().LiveTokens; n != 0 {
+		t.Errorf("after the time limit %d platform tokens are live", n)
+	}
+	t.Logf("stopped at its time limit with %d of 12 scores published, all in the state", held)
+	if out, code = ciApply("120"); code != 0 {
+		t.Fatalf("the second run failed (exit %d):\n%s", code, out)
+	}
+	if n := ctl.Stats().Scores; n != 12 {
+		t.Errorf("after the second run the platform holds %d scores, want 12", n)
+	}
+	w.run("destroy", "-auto-approve")
+}
