@@ -34,9 +34,11 @@ import (
 //
 // Progress. Only a page that brings nothing new at all, read forward and as full as
 // the platform's pages are, means that the platform ignored the offset (contract §V2):
-// that is a PagingError. A walk that steps back more often than it moves forward, or
-// reads maxReadsWithoutNews pages in a row that list nothing new, cannot keep up with
-// the platform's changes and ends in a ListChangedError.
+// that is a PagingError. A walk that reads maxReadsWithoutNews pages in a row that
+// list nothing new (steps back included), or steps back more than maxStepBacks plus
+// twice its forward pages, cannot keep up with the platform's changes and ends in a
+// ListChangedError. A step back for every page read forward is not that: under heavy
+// churn on a slow link, it is the price of a complete list.
 //
 // The cost is WalkOverlap scores a page: N scores in pages of 100 take N/98+1
 // requests instead of N/100+1 (20,000 scores: 205 instead of 201), plus one request
@@ -50,8 +52,9 @@ const (
 	// maxReadsWithoutNews bounds the pages read in a row that list nothing new (steps
 	// back included) before the walk gives up.
 	maxReadsWithoutNews = 8
-	// minStepBacksAllowed is how many steps back any walk may take, however short.
-	minStepBacksAllowed = 8
+	// maxStepBacks is how many steps back any walk may take beyond two for each page
+	// read forward.
+	maxStepBacks = 64
 )
 
 // scoreWalk is the state of one walk (see the comment above).
@@ -191,7 +194,7 @@ func (w *scoreWalk) judge(page []*Score, pos, size int) (pageVerdict, error) {
 
 // keepingUp fails the walk when it cannot keep up with the platform's changes.
 func (w *scoreWalk) keepingUp(pos int) error {
-	if w.withoutNews > maxReadsWithoutNews || w.stepBacks > minStepBacksAllowed+w.forward {
+	if w.withoutNews > maxReadsWithoutNews || w.stepBacks > maxStepBacks+2*w.forward {
 		return &ListChangedError{Offset: pos, Listed: len(w.seen), Pages: w.forward + w.stepBacks, StepBacks: w.stepBacks}
 	}
 	return nil

@@ -66,6 +66,7 @@ func TestAccProviderBinary(t *testing.T) {
 		{"expired view advice", testExpiredViewAdvice},
 		{"a forward proxy that refuses, fails or is down", testProxyLeads},
 		{"the corporate networks guide, stopped by its time limit", testCorporateGuide},
+		{"30 creates share their rendering wait", testSharedRenderWait},
 	} {
 		t.Run(sub.name, func(t *testing.T) {
 			t.Parallel()

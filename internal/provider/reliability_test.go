@@ -293,3 +293,37 @@ resource "mediaplatform_external_authentication" "test" {
 		}
 	}
 }
+
+// testSharedRenderWait counts, through the CLI, what 30 creates that wait for their
+// rendering cost with the shared wait and with one poll per score: the shared wait
+// reads the statuses of a wave with one list page once the rendering time is known.
+func testSharedRenderWait(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+	var config strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&config, "resource \"mediaplatform_score\" \"s%02d\" {\n  score_url = %q\n}\n", i, accScoreURL(fmt.Sprintf("wave-%02d", i)))
+	}
+	reads := map[string]int{}
+	for _, strategy := range []string{client.RenderWaitShared, client.RenderWaitIndividual} {
+		emu := newTestEmulatorWith(t, "request counts", emulator.Options{RenderDelay: 250 * time.Millisecond})
+		ctl := emu.control(t, "request counts")
+		w := newWorkspace(t, emu, "")
+		w.writeWith(fmt.Sprintf("render_wait = %q", strategy), config.String())
+		before := ctl.Stats()
+		w.run("apply", "-auto-approve")
+		after := ctl.Stats()
+		route := func(r string) int { return after.Requests[r] - before.Requests[r] }
+		prefix := "GET " + ctl.PublishingURL("")
+		reads[strategy] = route(prefix+"/scores/{id}") + route(prefix+"/scores") + route("POST "+ctl.PublishingURL("")+"/scores/count")
+		if n := route(publishRoute(ctl)); n != 30 {
+			t.Errorf("%s: %d publishes for 30 scores", strategy, n)
+		}
+		t.Logf("render_wait = %s: 30 creates cost %d reads of their status %s", strategy, reads[strategy], requestDelta(before, after))
+		if out := w.run("plan"); !strings.Contains(out, "No changes.") {
+			t.Errorf("%s: the plan after the apply is not empty:\n%s", strategy, out)
+		}
+	}
+	if reads[client.RenderWaitShared] > 15 || reads[client.RenderWaitShared]*3 > reads[client.RenderWaitIndividual] {
+		t.Errorf("the shared wait read %d times for 30 creates, one poll per score %d: want at most 15, and a third",
+			reads[client.RenderWaitShared], reads[client.RenderWaitIndividual])
+	}
+}

@@ -1,0 +1,297 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+// stepClock is the rendering wait's clock in tests: the wait's loop asks for a timer
+// and blocks on it until the test moves the clock on and fires it.
+type stepClock struct {
+	mu   sync.Mutex
+	t    time.Time
+	asks chan stepAsk
+}
+
+type stepAsk struct {
+	d    time.Duration
+	fire chan time.Time
+}
+
+func newStepClock() *stepClock {
+	return &stepClock{t: time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC), asks: make(chan stepAsk)}
+}
+
+func (c *stepClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *stepClock) after(d time.Duration) <-chan time.Time {
+	ch := make(chan time.Time, 1)
+	c.asks <- stepAsk{d, ch}
+	return ch
+}
+
+// renderPlatform is a platform whose scores render in one second of the step clock
+// (pending for half of it), and a client of it whose rendering wait runs on the clock.
+type renderPlatform struct {
+	f   *fakePlatform
+	clk *stepClock
+	c   *Client
+
+	mu      sync.Mutex
+	scores  []string             // ids, oldest first
+	created map[string]time.Time // id → creation on the step clock
+	fails   map[string]bool      // ids whose rendering fails
+	hidden  map[string]bool      // ids the list leaves out (another order, churn)
+	stuck   map[string]bool      // ids that never finish rendering
+}
+
+func newRenderPlatform(t *testing.T) *renderPlatform {
+	p := &renderPlatform{f: newFakePlatform(t), clk: newStepClock(), created: map[string]time.Time{},
+		fails: map[string]bool{}, hidden: map[string]bool{}, stuck: map[string]bool{}}
+	p.f.handle("POST "+fakeScores+"/count", func(w http.ResponseWriter, _ *http.Request) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		writeJSON(w, 200, map[string]any{"count": len(p.scores)})
+	})
+	p.f.handle("GET "+fakeScores, func(w http.ResponseWriter, r *http.Request) {
+		offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		var list []any
+		for _, id := range p.scores[min(offset, len(p.scores)):] {
+			if !p.hidden[id] {
+				list = append(list, p.scoreLocked(id))
+			}
+		}
+		writeJSON(w, 200, map[string]any{"scores": list})
+	})
+	cfg := p.f.config()
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close(context.Background()) })
+	c.renders.now, c.renders.after = p.clk.now, p.clk.after
+	p.c = c
+	return p
+}
+
+// publish creates n scores now, on the platform's side.
+func (p *renderPlatform) publish(n int) []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var ids []string
+	for range n {
+		id := fmt.Sprintf("00000000-0000-4000-8000-%012d", len(p.scores))
+		p.scores = append(p.scores, id)
+		p.created[id] = p.clk.now()
+		ids = append(ids, id)
+		p.f.handle("GET "+fakeScores+"/"+id, func(w http.ResponseWriter, _ *http.Request) {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			writeJSON(w, 200, map[string]any{"score": p.scoreLocked(id)})
+		})
+	}
+	return ids
+}
+
+// scoreLocked is the score's JSON at the step clock's time.
+func (p *renderPlatform) scoreLocked(id string) map[string]any {
+	created := p.created[id]
+	age := p.clk.now().Sub(created)
+	status, since := "pending", created
+	switch {
+	case p.stuck[id]:
+	case age >= time.Second && p.fails[id]:
+		status, since = "error", created.Add(time.Second)
+	case age >= time.Second:
+		status, since = "idle", created.Add(time.Second)
+	case age >= 500*time.Millisecond:
+		status, since = "rendering", created.Add(500*time.Millisecond)
+	}
+	s := scoreJSON(id, "https://cdn.example/"+id+".sib", "", status)
+	s["createdAt"] = created.Format(time.RFC3339Nano)
+	s["updatedAt"] = since.Format(time.RFC3339Nano)
+	return s
+}
+
+// waitAll waits for the scores' rendering at once, stepping the clock until every
+// wait has ended, and returns the final scores by id.
+func (p *renderPlatform) waitAll(t *testing.T, ids []string) map[string]*Score {
+	t.Helper()
+	type result struct {
+		s   *Score
+		err error
+	}
+	results := make(chan result, len(ids))
+	for _, id := range ids {
+		go func() {
+			s, err := p.c.WaitForRendering(context.Background(), id)
+			results <- result{s, err}
+		}()
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		p.c.renders.mu.Lock()
+		n := len(p.c.renders.waiters)
+		p.c.renders.mu.Unlock()
+		if n >= len(ids) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d waits registered", n, len(ids))
+		}
+		time.Sleep(time.Millisecond)
+	}
+	got := map[string]*Score{}
+	for steps := 0; len(got) < len(ids); {
+		select {
+		case r := <-results:
+			if r.err != nil {
+				t.Fatalf("a wait failed: %v", r.err)
+			}
+			got[r.s.ID] = r.s
+		case a := <-p.clk.asks:
+			if steps++; steps > 40 {
+				t.Fatalf("%d of %d waits ended after 40 steps of the clock", len(got), len(ids))
+			}
+			p.clk.mu.Lock()
+			p.clk.t = p.clk.t.Add(a.d)
+			now := p.clk.t
+			p.clk.mu.Unlock()
+			a.fire <- now
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%d of %d waits ended, and the wait's loop asks for no timer", len(got), len(ids))
+		}
+	}
+	return got
+}
+
+// requests counts the score requests since the last call, by kind.
+func (p *renderPlatform) requests(since map[string]int) (gets, lists, counts int, now map[string]int) {
+	p.f.mu.Lock()
+	defer p.f.mu.Unlock()
+	now = map[string]int{}
+	for route, n := range p.f.counts {
+		now[route] = n
+		d := n - since[route]
+		switch {
+		case route == "GET "+fakeScores:
+			lists += d
+		case route == "POST "+fakeScores+"/count":
+			counts += d
+		case len(route) > len("GET "+fakeScores+"/") && route[:len("GET "+fakeScores+"/")] == "GET "+fakeScores+"/":
+			gets += d
+		}
+	}
+	return gets, lists, counts, now
+}
+
+// TestRenderWaitShared: the waits of one process share their reads. The first wave,
+// before the rendering time is known, backs off as one poll would, reading one list
+// page a round for all its scores; once a score has finished, the next wave is read
+// once, when it should have finished, with one page; a single wait reads its own score
+// with a GET; a score that fails to render ends its own wait with its status, the
+// others go on; a score missing from the page is read with a GET.
+func TestRenderWaitShared(t *testing.T) {
+	t.Parallel()
+	p := newRenderPlatform(t)
+
+	// The first wave: unknown rendering time.
+	_, _, _, since := p.requests(nil)
+	first := p.waitAll(t, p.publish(10))
+	gets, lists, counts, since := p.requests(since)
+	for id, s := range first {
+		if s.Status != ScoreStatusIdle {
+			t.Errorf("first wave: %s ended %q", id, s.Status)
+		}
+	}
+	if gets != 0 || counts != 1 || lists > 5 {
+		t.Errorf("first wave of 10: %d GETs, %d list pages, %d counts; want no GET, one count, at most 5 pages", gets, lists, counts)
+	}
+	if got := p.c.renders.renderTime; got != time.Second {
+		t.Errorf("learned rendering time %s, want 1s", got)
+	}
+
+	// The second wave, one of which fails: read once, when due.
+	ids := p.publish(10)
+	p.mu.Lock()
+	p.fails[ids[3]] = true
+	p.mu.Unlock()
+	p.c.renders.published() // this client's publishes keep the tail placed
+	for range 9 {
+		p.c.renders.published()
+	}
+	second := p.waitAll(t, ids)
+	gets, lists, counts, since = p.requests(since)
+	if gets != 0 || lists != 1 || counts != 0 {
+		t.Errorf("second wave of 10: %d GETs, %d list pages, %d counts; want one page", gets, lists, counts)
+	}
+	for _, id := range ids {
+		want := ScoreStatusIdle
+		if id == ids[3] {
+			want = ScoreStatusError
+		}
+		if second[id].Status != want {
+			t.Errorf("second wave: %s ended %q, want %q", id, second[id].Status, want)
+		}
+	}
+
+	// A single wait polls its own score.
+	single := p.waitAll(t, p.publish(1))
+	p.c.renders.published()
+	gets, lists, counts, since = p.requests(since)
+	if len(single) != 1 || gets != 1 || lists != 0 || counts != 0 {
+		t.Errorf("a single wait: %d GETs, %d pages, %d counts; want one GET", gets, lists, counts)
+	}
+
+	// A wave whose page lacks one score: that one is read with a GET.
+	ids = p.publish(5)
+	for range 5 {
+		p.c.renders.published()
+	}
+	p.mu.Lock()
+	p.hidden[ids[2]] = true
+	p.mu.Unlock()
+	if got := p.waitAll(t, ids); len(got) != 5 || got[ids[2]].Status != ScoreStatusIdle {
+		t.Errorf("a wave with a score missing from the page: %v", got)
+	}
+	gets, lists, _, _ = p.requests(since)
+	if gets != 1 || lists != 1 {
+		t.Errorf("a score missing from the page: %d GETs, %d pages; want one of each", gets, lists)
+	}
+}
+
+// TestRenderWaitGivesUp: a wait whose context ends returns the latest read with the
+// error, and the others go on.
+func TestRenderWaitGivesUp(t *testing.T) {
+	t.Parallel()
+	p := newRenderPlatform(t)
+	ids := p.publish(2)
+	p.mu.Lock()
+	p.stuck[ids[0]] = true
+	p.mu.Unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.c.WaitForRendering(ctx, ids[0])
+		done <- err
+	}()
+	got := p.waitAll(t, ids[1:])
+	cancel()
+	if err := <-done; err == nil || !errors.Is(err, context.Canceled) {
+		t.Errorf("the cancelled wait: %v", err)
+	}
+	if got[ids[1]].Status != ScoreStatusIdle {
+		t.Errorf("the other wait: %+v", got[ids[1]])
+	}
+}
