@@ -75,6 +75,8 @@ func main() {
 	flag.BoolVar(&o.refresh, "refresh-series", true, "run the refresh series (refresh_strategy auto and individual, platforms of N and 10,000 scores)")
 	flag.BoolVar(&o.onlyRefresh, "only-refresh", false, "run the refresh series alone")
 	flag.BoolVar(&o.onlyDataSource, "only-datasource", false, "run the mediaplatform_scores series alone")
+	flag.StringVar(&o.applySizes, "apply-sizes", "10,100,1000", "comma-separated numbers of new scores of the apply and destroy series (render_wait shared and individual, the emulator's default rendering time); empty skips it")
+	flag.BoolVar(&o.onlyApply, "only-apply", false, "run the apply and destroy series alone")
 	flag.StringVar(&o.profile, "profile", "", "at the largest N, also profile one full and one -refresh=false plan with ./bench/pprofprovider, into this `directory`")
 	flag.Parse()
 
@@ -99,6 +101,8 @@ type options struct {
 	profile          string
 	refresh          bool
 	onlyRefresh      bool
+	applySizes       string
+	onlyApply        bool
 }
 
 // results is everything measured; BENCHMARKS.md is written from it.
@@ -111,6 +115,7 @@ type results struct {
 	Logins    *loginResult    `json:"logins,omitempty"`
 	Scores    []scoresResult  `json:"scoresDataSource,omitempty"`
 	Refresh   []refreshResult `json:"refresh,omitempty"`
+	Apply     []applyResult   `json:"apply,omitempty"`
 	// MaxLiveSessions and MaxLiveTokens are the largest counts seen after any
 	// terraform command.
 	MaxLiveSessions int `json:"maxLiveSessions"`
@@ -231,7 +236,9 @@ func run(ctx context.Context, o options) (err error) {
 	if err := b.build(ctx); err != nil {
 		return err
 	}
-	if b.emu, err = startEmulator(ctx, filepath.Join(b.work, "bin", "mediaplatform-emulator"), b.work); err != nil {
+	// No render delay: a new score is idle at its first read, so the apply that
+	// creates the state of the plan series costs two requests per score.
+	if b.emu, err = startEmulator(ctx, filepath.Join(b.work, "bin", "mediaplatform-emulator"), b.work, "emulator.log", "0s"); err != nil {
 		return err
 	}
 	defer func() {
@@ -252,8 +259,9 @@ func run(ctx context.Context, o options) (err error) {
 		client.EnvPassword+"=alice-secret",
 	)
 
+	only := o.onlyRefresh || o.onlyDataSource || o.onlyApply
 	for _, n := range sizes {
-		if o.onlyRefresh || o.onlyDataSource {
+		if only {
 			break
 		}
 		r, err := b.measureSize(ctx, n, slices.Max(sizes))
@@ -262,7 +270,7 @@ func run(ctx context.Context, o options) (err error) {
 		}
 		b.res.Sizes = append(b.res.Sizes, *r)
 	}
-	if (o.refresh || o.onlyRefresh) && !o.onlyDataSource {
+	if (o.refresh || o.onlyRefresh) && !o.onlyDataSource && !o.onlyApply {
 		for _, n := range sizes {
 			r, err := b.measureRefresh(ctx, n)
 			if err != nil {
@@ -271,12 +279,25 @@ func run(ctx context.Context, o options) (err error) {
 			b.res.Refresh = append(b.res.Refresh, r...)
 		}
 	}
-	if o.onlyRefresh || o.onlyDataSource {
+	if only {
 		// The other series are skipped.
 	} else if b.res.Logins, err = b.measureLogins(ctx); err != nil {
 		return fmt.Errorf("logins: %w", err)
 	}
-	if o.dataSourceScores != "" && !o.onlyRefresh {
+	if o.applySizes != "" && (!only || o.onlyApply) {
+		counts, err := parseSizes(o.applySizes)
+		if err != nil {
+			return fmt.Errorf("-apply-sizes: %w", err)
+		}
+		for _, n := range counts {
+			r, err := b.measureApply(ctx, n)
+			if err != nil {
+				return fmt.Errorf("apply series, %d scores: %w", n, err)
+			}
+			b.res.Apply = append(b.res.Apply, *r)
+		}
+	}
+	if o.dataSourceScores != "" && !o.onlyRefresh && !o.onlyApply {
 		counts, err := parseSizes(o.dataSourceScores)
 		if err != nil {
 			return fmt.Errorf("-datasource-scores: %w", err)
@@ -790,6 +811,7 @@ func (b *bench) report(w io.Writer) {
 		m.Terraform, m.Go, r.Runs, r.Commands, r.TotalSeconds)
 	if len(r.Sizes) == 0 {
 		b.reportRefresh(w)
+		b.reportApply(w)
 		return
 	}
 
@@ -833,6 +855,7 @@ func (b *bench) report(w io.Writer) {
 		}
 	}
 	b.reportRefresh(w)
+	b.reportApply(w)
 	fmt.Fprintf(w, "\n## All runs (seconds)\n\n")
 	for _, s := range r.Sizes {
 		fmt.Fprintf(w, "- N = %d: full %s; -refresh=false %s; terraform_data %s", s.N, formatRuns(s.FullRuns), formatRuns(s.NoRefreshRuns), formatRuns(s.DataRuns))
@@ -928,11 +951,11 @@ type emulatorProcess struct {
 	http *http.Client
 }
 
-func startEmulator(ctx context.Context, binary, work string) (*emulatorProcess, error) {
-	// No render delay: a new score is idle at its first read, so the apply that
-	// creates the state costs two requests per score.
-	cmd := exec.CommandContext(ctx, binary, "-listen", "127.0.0.1:0", "-render-delay", "0s")
-	stderr, err := os.Create(filepath.Join(work, "emulator.log"))
+// startEmulator starts the emulator with scores that spend renderDelay in each of
+// pending and rendering, logging into work/logName.
+func startEmulator(ctx context.Context, binary, work, logName, renderDelay string) (*emulatorProcess, error) {
+	cmd := exec.CommandContext(ctx, binary, "-listen", "127.0.0.1:0", "-render-delay", renderDelay)
+	stderr, err := os.Create(filepath.Join(work, logName))
 	if err != nil {
 		return nil, err
 	}

@@ -80,11 +80,12 @@ func (b *bench) measureRefresh(ctx context.Context, n int) ([]refreshResult, err
 			runs         int
 		}{fmt.Sprintf("%d ms latency", b.o.latencyMs), fmt.Sprintf(`{"latencyMs": %d}`, b.o.latencyMs), b.o.runs})
 	}
-	// A plan at the rate limit takes N/30 s with one GET per score: one run each.
+	// A plan at the rate limit takes N/30 s with one GET per score, and its wall moves
+	// by ±10 % between runs: three runs, the median reported.
 	conditions = append(conditions, struct {
 		name, faults string
 		runs         int
-	}{fmt.Sprintf("%d requests/s", refreshRateLimit), fmt.Sprintf(`{"rateLimitPerSecond": %d}`, refreshRateLimit), 1})
+	}{fmt.Sprintf("%d requests/s", refreshRateLimit), fmt.Sprintf(`{"rateLimitPerSecond": %d}`, refreshRateLimit), min(3, b.o.runs)})
 	for _, platform := range platforms {
 		s, err := b.emu.stats(ctx)
 		if err != nil {

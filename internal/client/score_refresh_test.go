@@ -104,8 +104,11 @@ func TestRefreshScoreBatches(t *testing.T) {
 	batched := refreshAll(env.ctx, t, env.client(), keys)
 	cost := env.refreshRequests(before, env.stats())
 	t.Logf("%d reads on a platform of 250: %+v", len(keys), cost)
-	if cost.pages != 3 || cost.counts != 1 || cost.total() > 15 {
-		t.Errorf("%d reads on a platform of 250 cost %+v, want 1 count, 3 pages and at most 15 requests", len(keys), cost)
+	// The reads that start before the count answers read for themselves: one wave of
+	// ten (Terraform's parallelism) on an idle machine, about two under the race
+	// detector on a loaded one.
+	if cost.pages != 3 || cost.counts != 1 || cost.total() > 25 {
+		t.Errorf("%d reads on a platform of 250 cost %+v, want 1 count, 3 pages and at most 25 requests", len(keys), cost)
 	}
 
 	before = env.stats()

@@ -51,7 +51,7 @@ const (
 	WalkOverlap = 2
 	// maxReadsWithoutNews bounds the pages read in a row that list nothing new (steps
 	// back included) before the walk gives up.
-	maxReadsWithoutNews = 8
+	maxReadsWithoutNews = 16
 	// maxStepBacks is how many steps back any walk may take beyond two for each page
 	// read forward.
 	maxStepBacks = 64

@@ -85,23 +85,23 @@ resource "mediaplatform_external_authentication" "test" {
 		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{
 			{Config: right, Check: wantScores(ctl, 2)},
-			{Config: wrongPublishing, ExpectError: regexp.MustCompile(`publishing_url does not address the platform's API`)},
+			{Config: wrongPublishing, ExpectError: errorPattern("The address in publishing_url does not lead to the platform's API")},
 			// A wrong admin_url: the login answers 404.
-			{Config: wrongAdmin, ExpectError: regexp.MustCompile(`admin_url does not address the platform's API`)},
+			{Config: wrongAdmin, ExpectError: errorPattern("The address in admin_url does not lead to the platform's API")},
 			// A gateway that lacks the settings route: the singleton can never be missing.
 			{
 				PreConfig: func() {
 					proxy.Add(faultproxy.Fault{Path: `/externalauth$`, Respond: &faultproxy.Answer{Status: http.StatusNotFound}})
 				},
 				Config:      right,
-				ExpectError: regexp.MustCompile(`admin_url does not address the platform's API`),
+				ExpectError: errorPattern("The address in admin_url does not lead to the platform's API"),
 			},
-			{Config: right, Destroy: true, ExpectError: regexp.MustCompile(`admin_url does not address`)},
+			{Config: right, Destroy: true, ExpectError: errorPattern("The address in admin_url does not lead to the platform's API")},
 			{
 				PreConfig:   proxy.Clear,
 				Config:      wrongPublishing,
 				Destroy:     true,
-				ExpectError: regexp.MustCompile(`publishing_url does not address`),
+				ExpectError: errorPattern("The address in publishing_url does not lead to the platform's API"),
 			},
 			{
 				Config: right,
