@@ -77,6 +77,7 @@ func main() {
 	flag.BoolVar(&o.onlyDataSource, "only-datasource", false, "run the mediaplatform_scores series alone")
 	flag.StringVar(&o.applySizes, "apply-sizes", "10,100,1000", "comma-separated numbers of new scores of the apply and destroy series (render_wait shared and individual, the emulator's default rendering time); empty skips it")
 	flag.BoolVar(&o.onlyApply, "only-apply", false, "run the apply and destroy series alone")
+	flag.StringVar(&o.applyCondition, "apply-condition", "", "run only the apply conditions whose name starts with this `text` (e.g. \"requests/s\")")
 	flag.StringVar(&o.profile, "profile", "", "at the largest N, also profile one full and one -refresh=false plan with ./bench/pprofprovider, into this `directory`")
 	flag.Parse()
 
@@ -103,6 +104,7 @@ type options struct {
 	onlyRefresh      bool
 	applySizes       string
 	onlyApply        bool
+	applyCondition   string
 }
 
 // results is everything measured; BENCHMARKS.md is written from it.

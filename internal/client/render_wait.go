@@ -15,9 +15,16 @@ const (
 	RenderWaitIndividual = "individual"
 )
 
-// renderCluster gathers into one read the waits due within this much of each other:
-// the creates of one Terraform wave are published within milliseconds.
-const renderCluster = 50 * time.Millisecond
+// renderCluster gathers into one read the waits due within this much of each other,
+// at least: the creates of one Terraform wave start as the waits of the previous wave
+// end, spread by Terraform's own work between them. Once the rendering time is known,
+// the window is a quarter of it (at most maxRenderCluster): reading the wave's early
+// scores a little late costs less than a read more, and a wave read at once restarts at
+// once, so the waves stay together.
+const (
+	renderCluster    = 50 * time.Millisecond
+	maxRenderCluster = 500 * time.Millisecond
+)
 
 // renderMargin is added to a learned rendering time before a score is read.
 const renderMargin = 20 * time.Millisecond
@@ -210,7 +217,7 @@ func (c *Client) renderLoop(ctx context.Context) {
 }
 
 // nextRead is when the loop reads next: when the earliest wait is due, or the latest
-// of the waits due within renderCluster of it. Called with r.mu held.
+// of the waits due within the cluster window of it. Called with r.mu held.
 func (r *renderWait) nextRead() time.Time {
 	var first time.Time
 	for w := range r.waiters {
@@ -218,9 +225,10 @@ func (r *renderWait) nextRead() time.Time {
 			first = w.due
 		}
 	}
+	window := min(max(renderCluster, r.renderTime/4), maxRenderCluster)
 	at := first
 	for w := range r.waiters {
-		if w.due.After(at) && w.due.Sub(first) <= renderCluster {
+		if w.due.After(at) && w.due.Sub(first) <= window {
 			at = w.due
 		}
 	}
