@@ -266,10 +266,6 @@ func applyTargets(results []applyResult) []refreshTarget {
 				out = append(out, refreshTarget{where, "≤ 1,100 requests in all; wall ≤ one poll per score",
 					fmt.Sprintf("%d requests; %.1f s vs %.1f s (%.2f ×)", s.Requests, s.Wall, i.Wall, s.Wall/i.Wall),
 					s.Requests <= 1100 && s.Wall <= i.Wall})
-			case r.N == 1000 && c.Parallelism == 50:
-				out = append(out, refreshTarget{where, "≤ 1,050 requests in all; wall ≤ 0.8 × one poll per score",
-					fmt.Sprintf("%d requests; %.1f s vs %.1f s (%.2f ×)", s.Requests, s.Wall, i.Wall, s.Wall/i.Wall),
-					s.Requests <= 1050 && s.Wall <= 0.8*i.Wall})
 			case r.N == 1000 && strings.Contains(c.Name, "requests/s"):
 				// The publishes alone at the rate limit; at parallelism P the rendering alone
 				// (N ÷ P creates, each waiting the emulator's 1 s) bounds the apply too.
@@ -278,6 +274,10 @@ func applyTargets(results []applyResult) []refreshTarget {
 					fmt.Sprintf("%.1f s (median of %s) vs %.1f s: %.2f ×; every apply succeeded, %d requests", s.Wall, formatRuns(s.WallRuns),
 						floor, s.Wall/floor, s.Requests),
 					s.Wall <= 1.2*floor})
+			case r.N == 1000 && c.Parallelism == 50:
+				out = append(out, refreshTarget{where, "≤ 1,050 requests in all; wall ≤ 0.8 × one poll per score",
+					fmt.Sprintf("%d requests; %.1f s vs %.1f s (%.2f ×)", s.Requests, s.Wall, i.Wall, s.Wall/i.Wall),
+					s.Requests <= 1050 && s.Wall <= 0.8*i.Wall})
 			case r.N == 10 && c.Name == "0 ms":
 				out = append(out, refreshTarget{where, "no worse than one poll per score (requests and wall)",
 					fmt.Sprintf("%d / %d requests; %.1f s vs %.1f s", s.Requests, i.Requests, s.Wall, i.Wall),
