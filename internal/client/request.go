@@ -673,33 +673,90 @@ func (c *Client) beforeAttempt(_ retryablehttp.Logger, req *http.Request, i int)
 
 // rateGate holds back every request of a client after a 429, until the wait the
 // platform asked for has passed; the requests then resume spread over one such wait
-// instead of all at once.
+// instead of all at once. From the first 429 on, it also paces the attempts at a rate
+// learned from the platform: the attempts it let through in the second before the 429,
+// less a fifth; each later 429 (at most one a second) takes a fifth off, each second
+// without one adds one attempt a second. At high parallelism a rate limit is then met
+// by attempts spaced below it, instead of bursts that are refused and paused. The pace
+// ends paceMemory after the last 429.
 type rateGate struct {
 	mu     sync.Mutex
 	until  time.Time
 	spread time.Duration
+
+	recent    []time.Time // attempts let through in the last second
+	rate      float64     // attempts a second while pacing (0: not pacing)
+	next      time.Time   // the next attempt's slot while pacing
+	last429   time.Time   // the latest 429 that changed the rate
+	lastRaise time.Time   // when the rate last grew
 }
 
-// pause holds requests back for d from now (or longer, if already paused longer).
+// paceMemory is how long the gate paces attempts after the last 429.
+const paceMemory = 30 * time.Second
+
+// pause holds requests back for d from now (or longer, if already paused longer), and
+// learns the rate the platform allows.
 func (g *rateGate) pause(d time.Duration) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if until := time.Now().Add(d); until.After(g.until) {
+	now := time.Now()
+	if until := now.Add(d); until.After(g.until) {
 		g.until = until
 	}
 	g.spread = max(d, 100*time.Millisecond)
+	switch {
+	case g.rate == 0:
+		g.prune(now)
+		g.rate = max(1, 0.8*float64(len(g.recent)))
+	case now.Sub(g.last429) >= time.Second:
+		g.rate = max(1, 0.8*g.rate)
+	default:
+		return // the same burst
+	}
+	g.last429, g.lastRaise = now, now
 }
 
-// wait blocks while the gate is paused, then for a random part of the spread.
+// prune drops the attempts older than a second. Called with g.mu held.
+func (g *rateGate) prune(now time.Time) {
+	i := 0
+	for i < len(g.recent) && now.Sub(g.recent[i]) > time.Second {
+		i++
+	}
+	g.recent = g.recent[i:]
+}
+
+// wait blocks while the gate is paused (then for a random part of the spread), and
+// while pacing until the attempt's slot.
 func (g *rateGate) wait(ctx context.Context) {
 	g.mu.Lock()
-	left := time.Until(g.until)
+	now := time.Now()
+	left := g.until.Sub(now)
 	spread := g.spread
-	g.mu.Unlock()
-	if left <= 0 {
-		return
+	var slot time.Time
+	if g.rate > 0 && now.Sub(g.last429) > paceMemory {
+		g.rate = 0 // the limit was not met for a while: stop pacing
 	}
-	_ = sleepCtx(ctx, left+rand.N(spread))
+	if g.rate > 0 {
+		for now.Sub(g.lastRaise) >= time.Second {
+			g.rate++
+			g.lastRaise = g.lastRaise.Add(time.Second)
+		}
+		slot = now.Add(max(left, 0))
+		if g.next.After(slot) {
+			slot = g.next
+		}
+		g.next = slot.Add(time.Duration(float64(time.Second) / g.rate))
+	} else {
+		g.prune(now)
+		g.recent = append(g.recent, now)
+	}
+	g.mu.Unlock()
+	switch {
+	case !slot.IsZero():
+		_ = sleepCtx(ctx, time.Until(slot))
+	case left > 0:
+		_ = sleepCtx(ctx, left+rand.N(spread))
+	}
 }
 
 // RedirectError is a redirect answer to an API call. The client follows none:

@@ -228,3 +228,50 @@ func TestCheckSettingsDefersUnknownValues(t *testing.T) {
 		}
 	}
 }
+
+// TestRateGatePaces: after a 429 the gate spaces attempts at four fifths of the rate it
+// let through in the second before; a later 429 takes a fifth off, a quiet second adds
+// one attempt a second, and the pace ends when the limit was not met for a while.
+func TestRateGatePaces(t *testing.T) {
+	t.Parallel()
+	var g rateGate
+	for range 30 { // thirty attempts in the second before the 429
+		g.wait(context.Background())
+	}
+	g.pause(0)
+	if g.rate != 24 {
+		t.Fatalf("learned rate %.1f, want 24 (four fifths of 30)", g.rate)
+	}
+	start := time.Now()
+	for range 12 {
+		g.wait(context.Background())
+	}
+	if d := time.Since(start); d < 400*time.Millisecond {
+		t.Errorf("12 attempts at 24 a second took %s, want about half a second", d)
+	}
+	g.pause(0) // the same burst: no change
+	if g.rate != 24 {
+		t.Errorf("a second 429 of the same burst changed the rate to %.1f", g.rate)
+	}
+	g.mu.Lock()
+	g.last429 = g.last429.Add(-2 * time.Second)
+	g.mu.Unlock()
+	g.pause(0)
+	if g.rate < 19 || g.rate > 19.3 {
+		t.Errorf("a later 429: rate %.2f, want 19.2", g.rate)
+	}
+	g.mu.Lock()
+	g.lastRaise = g.lastRaise.Add(-3 * time.Second)
+	g.mu.Unlock()
+	g.wait(context.Background())
+	if g.rate < 22 || g.rate > 22.3 {
+		t.Errorf("three quiet seconds: rate %.2f, want 22.2", g.rate)
+	}
+	g.mu.Lock()
+	g.last429 = g.last429.Add(-paceMemory - time.Second)
+	g.mu.Unlock()
+	g.wait(context.Background())
+	if g.rate != 0 {
+		t.Errorf("the pace did not end after %s without a 429", paceMemory)
+	}
+}

@@ -231,8 +231,9 @@ func (p *mediaplatformProvider) Schema(_ context.Context, _ provider.SchemaReque
 				MarkdownDescription: fmt.Sprintf("How many times a request that failed transiently (503, and for idempotent "+
 					"requests 502, 504 and connection errors) is retried, with backoff and honouring `Retry-After`. "+
 					"A rate limit (429) is retried for up to 2 minutes per request however many attempts that takes, and "+
-					"after a 429 every request of the provider waits as the platform asked, so a burst at high "+
-					"`-parallelism` slows down instead of failing. One wait is at most 30 s; a `Retry-After` longer than "+
+					"after a 429 every request of the provider waits as the platform asked, then goes at the rate the "+
+					"platform let through (four fifths of it, adjusted by later 429s, for 30 s after the last one), so a "+
+					"burst at high `-parallelism` slows down to the limit instead of failing. One wait is at most 30 s; a `Retry-After` longer than "+
 					"what is left of the request's budget fails the request at once, naming the wait. "+
 					"From 0 (no retries at all) to %d; default %d.", maxMaxRetries, defaultMaxRetries),
 				Optional:   true,
