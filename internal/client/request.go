@@ -413,7 +413,10 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 			info.rateLimited++
 		}
 		budget := c.retryBudget(resp.StatusCode)
-		if hasRetryAfter && asked > budget-elapsed && (resp.StatusCode != http.StatusServiceUnavailable || withinCount) {
+		// A wait longer than what is left fails at once, naming the wait; a budget
+		// already spent ends in the status itself ("kept answering 429").
+		if left := budget - elapsed; hasRetryAfter && left > 0 && asked > left &&
+			(resp.StatusCode != http.StatusServiceUnavailable || withinCount) {
 			return false, &RetryAfterError{Wait: asked, Left: max(budget-elapsed, 0), Status: resp.StatusCode}
 		}
 		if resp.StatusCode == http.StatusTooManyRequests {
@@ -673,8 +676,8 @@ func (c *Client) beforeAttempt(_ retryablehttp.Logger, req *http.Request, i int)
 
 // rateGate holds back every request of a client after a 429, until the wait the
 // platform asked for has passed; the requests then resume spread over one such wait
-// instead of all at once. From the first 429 on, it also paces the attempts at a rate
-// learned from the platform: the attempts it let through in the second before the 429,
+// instead of all at once. From the first 429 that asks for a wait on, it also paces the
+// attempts at a rate learned from the platform: the attempts it let through in the second before the 429,
 // less a fifth; each later 429 (at most one a second) takes a fifth off, each second
 // without one adds one attempt a second. At high parallelism a rate limit is then met
 // by attempts spaced below it, instead of bursts that are refused and paused. The pace
@@ -705,6 +708,8 @@ func (g *rateGate) pause(d time.Duration) {
 	}
 	g.spread = max(d, 100*time.Millisecond)
 	switch {
+	case d <= 0:
+		return // no wait asked for: no rate to learn
 	case g.rate == 0:
 		g.prune(now)
 		g.rate = max(1, 0.8*float64(len(g.recent)))

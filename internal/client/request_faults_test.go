@@ -238,7 +238,7 @@ func TestRateGatePaces(t *testing.T) {
 	for range 30 { // thirty attempts in the second before the 429
 		g.wait(context.Background())
 	}
-	g.pause(0)
+	g.pause(time.Millisecond)
 	if g.rate != 24 {
 		t.Fatalf("learned rate %.1f, want 24 (four fifths of 30)", g.rate)
 	}
@@ -249,14 +249,14 @@ func TestRateGatePaces(t *testing.T) {
 	if d := time.Since(start); d < 400*time.Millisecond {
 		t.Errorf("12 attempts at 24 a second took %s, want about half a second", d)
 	}
-	g.pause(0) // the same burst: no change
+	g.pause(time.Millisecond) // the same burst: no change
 	if g.rate != 24 {
 		t.Errorf("a second 429 of the same burst changed the rate to %.1f", g.rate)
 	}
 	g.mu.Lock()
 	g.last429 = g.last429.Add(-2 * time.Second)
 	g.mu.Unlock()
-	g.pause(0)
+	g.pause(time.Millisecond)
 	if g.rate < 19 || g.rate > 19.3 {
 		t.Errorf("a later 429: rate %.2f, want 19.2", g.rate)
 	}
