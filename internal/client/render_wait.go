@@ -104,6 +104,14 @@ func (r *renderWait) published() {
 	r.total++
 }
 
+// forgetTotal makes the next shared read count the list again (this client deleted a
+// score, or may have).
+func (r *renderWait) forgetTotal() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.totalKnown = false
+}
+
 // WaitForRendering waits until the score reaches a final status (idle or error) and
 // returns it, or the latest read when ctx ends first. With RenderWaitShared, the
 // waits of the process share their reads (see renderWait).

@@ -653,6 +653,7 @@ func (e *CountError) Error() string {
 func (c *Client) DeleteScore(ctx context.Context, idOrAlias string, purge bool) error {
 	c.refresh.invalidate()
 	defer c.refresh.invalidate()
+	defer c.renders.forgetTotal() // the list shrank: the rendering waits count it again
 	u, err := c.scoreURL(idOrAlias)
 	if err != nil {
 		return err
