@@ -1,17 +1,12 @@
 package client
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
 	"io"
 	"log"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -20,69 +15,19 @@ import (
 	"time"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/testca"
 )
-
-// testCA is a certificate authority for client certificates in tests.
-type testCA struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	PEM  string
-}
-
-func newTestCA(t *testing.T, name string) *testCA {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
-	return &testCA{cert: cert, key: key, PEM: string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))}
-}
-
-// issue returns a client certificate signed by the authority and its key, as PEM,
-// valid until notAfter.
-func (ca *testCA) issue(t *testing.T, name string, notAfter time.Time) (certPEM, keyPEM string) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-2 * time.Hour), NotAfter: notAfter,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}, KeyUsage: x509.KeyUsageDigitalSignature,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})),
-		string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}))
-}
 
 // TestClientCertificate: a gateway that demands mutual TLS lets the configured client
 // certificate through; without one, or with one it does not trust, the error says
 // which, as a TLS failure in which nothing was sent.
 func TestClientCertificate(t *testing.T) {
 	t.Parallel()
-	trusted, other := newTestCA(t, "gateway CA"), newTestCA(t, "another CA")
+	trusted, other := testca.New(t, "gateway CA"), testca.New(t, "another CA")
 	emu := emulator.New(emulator.Options{})
 	srv := httptest.NewUnstartedServer(emu)
 	pool := x509.NewCertPool()
-	pool.AddCert(trusted.cert)
+	pool.AddCert(trusted.Cert)
 	srv.TLS = &tls.Config{ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: pool, MinVersion: tls.VersionTLS12}
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes are the test
 	srv.StartTLS()
@@ -96,8 +41,8 @@ func TestClientCertificate(t *testing.T) {
 			MaxRetries: NoRetries,
 		}
 	}
-	good, goodKey := trusted.issue(t, "terraform-ci", time.Now().Add(time.Hour))
-	stranger, strangerKey := other.issue(t, "terraform-ci", time.Now().Add(time.Hour))
+	good, goodKey := trusted.Issue(t, "terraform-ci", time.Now().Add(time.Hour))
+	stranger, strangerKey := other.Issue(t, "terraform-ci", time.Now().Add(time.Hour))
 	for _, tc := range []struct {
 		name      string
 		cert, key string
@@ -133,9 +78,9 @@ func TestClientCertificate(t *testing.T) {
 // certificate; the key is never quoted.
 func TestClientCertificateChecks(t *testing.T) {
 	t.Parallel()
-	ca := newTestCA(t, "CA")
-	cert, key := ca.issue(t, "a", time.Now().Add(time.Hour))
-	_, otherKey := ca.issue(t, "b", time.Now().Add(time.Hour))
+	ca := testca.New(t, "CA")
+	cert, key := ca.Issue(t, "a", time.Now().Add(time.Hour))
+	_, otherKey := ca.Issue(t, "b", time.Now().Add(time.Hour))
 	for _, tc := range []struct{ cert, key, want string }{
 		{"", key, "client_key_pem is set without client_cert_pem"},
 		{cert, "", "client_cert_pem is set without client_key_pem"},

@@ -4,15 +4,9 @@ package provider
 // certificate (mutual TLS) and an access header, driven through Terraform.
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -33,57 +27,8 @@ import (
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/testca"
 )
-
-// pemCA is a certificate authority that issues client certificates in PEM.
-type pemCA struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	PEM  string
-}
-
-func newPEMCA(t *testing.T, name string) *pemCA {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
-	return &pemCA{cert: cert, key: key, PEM: string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))}
-}
-
-// issue returns a client certificate of the authority and its key, valid until notAfter.
-func (ca *pemCA) issue(t *testing.T, name string, notAfter time.Time) (certPEM, keyPEM string) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-48 * time.Hour), NotAfter: notAfter,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}, KeyUsage: x509.KeyUsageDigitalSignature,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})),
-		string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}))
-}
 
 // gatewayHeader is the access header the test gateway demands.
 const gatewayHeader, gatewaySecret = "CF-Access-Client-Secret", "gw-7f3a9c1e5b"
@@ -91,13 +36,13 @@ const gatewayHeader, gatewaySecret = "CF-Access-Client-Secret", "gw-7f3a9c1e5b"
 // newGatewayEmulator serves an emulator over TLS behind a gateway that demands a
 // client certificate of ca and the access header, and returns it with its server
 // certificate (for ca_cert_pem).
-func newGatewayEmulator(t *testing.T, ca *pemCA) (*testEmulator, string) {
+func newGatewayEmulator(t *testing.T, ca *testca.CA) (*testEmulator, string) {
 	return newGatewayEmulatorRendering(t, ca, testRenderDelay)
 }
 
 // newGatewayEmulatorRendering is newGatewayEmulator with scores that render for
 // renderDelay a state.
-func newGatewayEmulatorRendering(t *testing.T, ca *pemCA, renderDelay time.Duration) (*testEmulator, string) {
+func newGatewayEmulatorRendering(t *testing.T, ca *testca.CA, renderDelay time.Duration) (*testEmulator, string) {
 	t.Helper()
 	if externalPlatform != nil {
 		t.Skip("needs the emulator's control surface: a gateway demanding a client certificate and a header")
@@ -119,9 +64,9 @@ func newGatewayEmulatorRendering(t *testing.T, ca *pemCA, renderDelay time.Durat
 // authority, or without the header, the first sentence names the setting to fix.
 func TestAccCorporate_gateway(t *testing.T) {
 	t.Parallel()
-	ca := newPEMCA(t, "gateway CA")
-	cert, key := ca.issue(t, "terraform-ci", time.Now().Add(24*time.Hour))
-	strangerCert, strangerKey := newPEMCA(t, "another CA").issue(t, "terraform-ci", time.Now().Add(24*time.Hour))
+	ca := testca.New(t, "gateway CA")
+	cert, key := ca.Issue(t, "terraform-ci", time.Now().Add(24*time.Hour))
+	strangerCert, strangerKey := testca.New(t, "another CA").Issue(t, "terraform-ci", time.Now().Add(24*time.Hour))
 	emu, serverPEM := newGatewayEmulator(t, ca)
 	vars := config.Variables{
 		"server_ca": config.StringVariable(serverPEM), "client_cert": config.StringVariable(cert),
@@ -227,9 +172,9 @@ resource "mediaplatform_score" "test" {
 func TestAccCorporate_badInputAtPlan(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	ca := newPEMCA(t, "CA")
-	cert, _ := ca.issue(t, "a", time.Now().Add(time.Hour))
-	_, otherKey := ca.issue(t, "b", time.Now().Add(time.Hour))
+	ca := testca.New(t, "CA")
+	cert, _ := ca.Issue(t, "a", time.Now().Add(time.Hour))
+	_, otherKey := ca.Issue(t, "b", time.Now().Add(time.Hour))
 	vars := config.Variables{"cert": config.StringVariable(cert), "key": config.StringVariable(otherKey)}
 	for _, tc := range []struct {
 		name, arguments string
@@ -268,9 +213,9 @@ variable "key" {
 // warning with its date, naming client_cert_pem.
 func TestCorporate_expiredCertificateWarns(t *testing.T) {
 	t.Parallel()
-	ca := newPEMCA(t, "CA")
+	ca := testca.New(t, "CA")
 	notAfter := time.Now().Add(-time.Hour).Truncate(time.Second)
-	cert, key := ca.issue(t, "old", notAfter)
+	cert, key := ca.Issue(t, "old", notAfter)
 	cfg := client.Config{ClientCertPEM: cert, ClientKeyPEM: key}
 	var diags diag.Diagnostics
 	p := &mediaplatformProvider{}
@@ -290,8 +235,8 @@ func TestCorporate_expiredCertificateWarns(t *testing.T) {
 // then holds every score the platform holds and no token is left; the second run
 // finishes without a duplicate.
 func testCorporateGuide(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
-	ca := newPEMCA(t, "gateway CA")
-	cert, key := ca.issue(t, "terraform-ci", time.Now().Add(24*time.Hour))
+	ca := testca.New(t, "gateway CA")
+	cert, key := ca.Issue(t, "terraform-ci", time.Now().Add(24*time.Hour))
 	emu, serverPEM := newGatewayEmulatorRendering(t, ca, 2*time.Second)
 	ctl := emu.control(t, "a gateway")
 	guide := filepath.Join("..", "..", "examples", "guides", "corporate-networks")

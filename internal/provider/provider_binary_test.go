@@ -22,18 +22,7 @@ import (
 // process logs out its administrator session and removes its platform token when it
 // ends, shows the warnings users read, and records the requests each command costs.
 func TestAccProviderBinary(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
-	// The CLI the acceptance tests use: TF_ACC_TERRAFORM_PATH (e.g. a newer Terraform
-	// or OpenTofu), else terraform on PATH.
-	terraformPath := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if terraformPath == "" {
-		var err error
-		if terraformPath, err = exec.LookPath("terraform"); err != nil {
-			t.Skip("terraform is not on PATH")
-		}
-	}
+	terraformPath := cliForTests(t)
 	t.Parallel()
 
 	cliConfig := buildProviderForCLI(t)
@@ -216,6 +205,24 @@ resource "mediaplatform_score_view" "test" {
 			}
 		}
 	})
+}
+
+// cliForTests returns the CLI the acceptance tests use: TF_ACC_TERRAFORM_PATH (e.g. a
+// newer Terraform or OpenTofu), else terraform on PATH. It skips the test without
+// TF_ACC or a CLI.
+func cliForTests(t *testing.T) string {
+	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	terraformPath := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if terraformPath == "" {
+		var err error
+		if terraformPath, err = exec.LookPath("terraform"); err != nil {
+			t.Skip("terraform is not on PATH")
+		}
+	}
+	return terraformPath
 }
 
 // workspace is a Terraform working directory using the built provider.

@@ -22,16 +22,7 @@ import (
 // to the whole group (`timeout -s TERM`, a systemd stop, a CI server's abort), and
 // kill -9 of terraform alone, which orphans the provider.
 func TestAccProviderSignals(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
-	terraformPath := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if terraformPath == "" {
-		var err error
-		if terraformPath, err = exec.LookPath("terraform"); err != nil {
-			t.Skip("terraform is not on PATH")
-		}
-	}
+	terraformPath := cliForTests(t)
 	t.Parallel()
 	cliConfig := buildProviderForCLI(t)
 	// Scores rendering for 2 s a state: publishes take milliseconds, and each create
