@@ -11,22 +11,14 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -115,14 +107,11 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 			return errors.New("only one access header can be required")
 		}
 		name, value, found := strings.Cut(v, "=")
-		switch {
-		case !found:
+		if !found {
 			return errors.New("want NAME=VALUE")
-		case !isHeaderName(name):
-			return fmt.Errorf("%q is not an HTTP header name", name)
-		case value == "" || strings.ContainsFunc(value, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }) ||
-			strings.Trim(value, " \t") != value:
-			return errors.New("the value must be non-empty, without control characters or spaces around it")
+		}
+		if err := (emulator.HeaderRequirement{Name: name, Value: value}).Validate(); err != nil {
+			return err
 		}
 		c.requireHeader = &emulator.HeaderRequirement{Name: name, Value: value}
 		return nil
@@ -228,7 +217,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var caPEM []byte
 	if cfg.tls {
 		var cert tls.Certificate
-		cert, caPEM, err = selfSignedCertificate(host)
+		cert, caPEM, err = emulator.SelfSignedCertificate(host)
 		if err != nil {
 			return err
 		}
@@ -315,80 +304,14 @@ func printBanner(w io.Writer, base string, cfg config, opts emulator.Options, ca
 	_, _ = fmt.Fprintln(w, strings.Join(lines, "\n"))
 }
 
-// selfSignedCertificate returns a fresh ECDSA P-256 certificate for 127.0.0.1, ::1,
-// localhost and host, and its PEM. It is its own CA: clients trust the PEM.
-func selfSignedCertificate(host string) (tls.Certificate, []byte, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return tls.Certificate{}, nil, err
-	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
-	if err != nil {
-		return tls.Certificate{}, nil, err
-	}
-	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber:          serial,
-		Subject:               pkix.Name{CommonName: "mediaplatform-emulator", Organization: []string{"mediaplatform emulator"}},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(365 * 24 * time.Hour),
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-		DNSNames:              []string{"localhost"},
-	}
-	if ip := net.ParseIP(host); ip != nil {
-		if !ip.IsLoopback() {
-			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
-		}
-	} else if host != "localhost" {
-		tmpl.DNSNames = append(tmpl.DNSNames, host)
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return tls.Certificate{}, nil, err
-	}
-	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return tls.Certificate{}, nil, err
-	}
-	cert, err := tls.X509KeyPair(certPEM, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}))
-	if err != nil {
-		return tls.Certificate{}, nil, err
-	}
-	return cert, certPEM, nil
-}
-
-// isHeaderName reports whether s is an HTTP header name (a token, RFC 9110).
-func isHeaderName(s string) bool {
-	return s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+-.^_`|~") == ""
-}
-
 // readClientCAs reads -client-ca: one or more PEM CA certificates and nothing else.
 func readClientCAs(path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return "", fmt.Errorf("-client-ca: %w", err)
 	}
-	rest, n := b, 0
-	for {
-		var block *pem.Block
-		if block, rest = pem.Decode(rest); block == nil {
-			break
-		}
-		n++
-		if block.Type != "CERTIFICATE" {
-			return "", fmt.Errorf("-client-ca %s: PEM block %d is a %s, not a CERTIFICATE", path, n, block.Type)
-		}
-		if _, err := x509.ParseCertificate(block.Bytes); err != nil {
-			return "", fmt.Errorf("-client-ca %s: PEM block %d: %w", path, n, err)
-		}
-	}
-	if n == 0 || len(bytes.TrimSpace(rest)) > 0 {
-		return "", fmt.Errorf("-client-ca %s: want one or more PEM CA certificates and nothing else", path)
+	if err := emulator.CheckClientCAs(string(b)); err != nil {
+		return "", fmt.Errorf("-client-ca %s: %w", path, err)
 	}
 	return string(b), nil
 }

@@ -89,6 +89,16 @@ func (ch *churn) isDeleted(id string) bool {
 	return ch.deleted[id]
 }
 
+// listOrders are the two list orders a walk meets: the contract's (oldest first) and
+// the newest first of contract §V9.
+var listOrders = []struct {
+	name     string
+	readings emulator.Readings
+}{
+	{"oldest first", emulator.Readings{}},
+	{"newest first", emulator.Readings{NewestFirst: true}},
+}
+
 // seededChurnEnv is an emulator holding n scores, answering after latency, with the
 // readings given, and a client of it.
 func seededChurnEnv(t *testing.T, n int, latency time.Duration, readings emulator.Readings) (*emuEnv, *Client) {
@@ -153,13 +163,7 @@ func TestCountUnderChurn(t *testing.T) {
 // before the refresh is gone, in either list order (contract §V9).
 func TestRefreshUnderChurn(t *testing.T) {
 	t.Parallel()
-	for _, order := range []struct {
-		name     string
-		readings emulator.Readings
-	}{
-		{"oldest first", emulator.Readings{}},
-		{"newest first", emulator.Readings{NewestFirst: true}},
-	} {
+	for _, order := range listOrders {
 		t.Run(order.name, func(t *testing.T) {
 			t.Parallel()
 			env, c := seededChurnEnv(t, 1500, 5*time.Millisecond, order.readings)

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"testing"
 	"time"
-
-	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 )
 
 // TestWalkUnderChurn: while another client publishes and deletes scores, every
@@ -17,13 +15,7 @@ import (
 // first) or ended in "pages did not advance" (newest first).
 func TestWalkUnderChurn(t *testing.T) {
 	t.Parallel()
-	for _, order := range []struct {
-		name     string
-		readings emulator.Readings
-	}{
-		{"oldest first", emulator.Readings{}},
-		{"newest first", emulator.Readings{NewestFirst: true}},
-	} {
+	for _, order := range listOrders {
 		t.Run(order.name, func(t *testing.T) {
 			t.Parallel()
 			env, c := seededChurnEnv(t, 1500, 10*time.Millisecond, order.readings)

@@ -55,6 +55,22 @@ func (h HeaderRequirement) validate() (field, msg string) {
 	return "", ""
 }
 
+// Validate reports what makes h impossible to demand, or nil (the emulator program's
+// -require-header, which Faults cannot check before the emulator exists).
+func (h HeaderRequirement) Validate() error {
+	if _, msg := h.validate(); msg != "" {
+		return errors.New(msg)
+	}
+	return nil
+}
+
+// CheckClientCAs reports what keeps pemText from being one or more PEM CA
+// certificates and nothing else, or nil (clientCaCertPem; the program's -client-ca).
+func CheckClientCAs(pemText string) error {
+	_, err := parseClientCAs(pemText)
+	return err
+}
+
 // isToken reports whether s is an HTTP token (RFC 9110, section 5.6.2).
 func isToken(s string) bool {
 	if s == "" {
@@ -194,16 +210,27 @@ func (e *Emulator) TLSConfig(base *tls.Config) *tls.Config {
 	return cfg
 }
 
-// gatewayCertificate returns a fresh self-signed ECDSA P-256 certificate for the
-// loopback addresses, localhost and the names of httptest's certificate.
+// gatewayCertificate returns a fresh self-signed certificate for the loopback
+// addresses, localhost and the names of httptest's certificate.
 func gatewayCertificate() tls.Certificate {
+	cert, _, err := SelfSignedCertificate("example.com", "*.example.com")
+	if err != nil {
+		panic("emulator: " + err.Error())
+	}
+	return cert
+}
+
+// SelfSignedCertificate returns a fresh ECDSA P-256 certificate for 127.0.0.1, ::1,
+// localhost and hosts (names or addresses), and its PEM. It is its own authority:
+// clients trust the PEM.
+func SelfSignedCertificate(hosts ...string) (tls.Certificate, []byte, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		panic("emulator: generating a TLS key: " + err.Error())
+		return tls.Certificate{}, nil, fmt.Errorf("generating a TLS key: %w", err)
 	}
 	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
 	if err != nil {
-		panic("emulator: generating a serial number: " + err.Error())
+		return tls.Certificate{}, nil, fmt.Errorf("generating a serial number: %w", err)
 	}
 	now := time.Now()
 	tmpl := &x509.Certificate{
@@ -216,15 +243,24 @@ func gatewayCertificate() tls.Certificate {
 		BasicConstraintsValid: true,
 		IsCA:                  true,
 		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-		DNSNames:              []string{"localhost", "example.com", "*.example.com"},
+		DNSNames:              []string{"localhost"},
+	}
+	for _, host := range hosts {
+		switch ip := net.ParseIP(host); {
+		case ip != nil && !ip.IsLoopback():
+			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
+		case ip == nil && host != "localhost":
+			tmpl.DNSNames = append(tmpl.DNSNames, host)
+		}
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
-		panic("emulator: creating a TLS certificate: " + err.Error())
+		return tls.Certificate{}, nil, fmt.Errorf("creating a TLS certificate: %w", err)
 	}
 	leaf, err := x509.ParseCertificate(der)
 	if err != nil {
-		panic("emulator: reading a TLS certificate: " + err.Error())
+		return tls.Certificate{}, nil, fmt.Errorf("reading a TLS certificate: %w", err)
 	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}
+	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, certPEM, nil
 }
