@@ -56,7 +56,7 @@ var functionsOnlyProviderFactories = map[string]func() (tfprotov6.ProviderServer
 		if err != nil {
 			return nil, err
 		}
-		return withNullArguments(server)
+		return wrapServer(server)
 	},
 }
 

@@ -424,7 +424,7 @@ func (tp *trackedProviders) factoriesOf(serve func(*mediaplatformProvider) provi
 			if err != nil {
 				return nil, err
 			}
-			return withNullArguments(server)
+			return wrapServer(server)
 		},
 	}
 }

@@ -16,13 +16,14 @@ type protocolServer interface {
 	tfprotov6.ActionServer
 }
 
-// withNullArguments puts nullArguments in front of the framework's protocol server.
-func withNullArguments(server tfprotov6.ProviderServer) (tfprotov6.ProviderServer, error) {
+// wrapServer puts the provider's protocol wrappers in front of the framework's
+// protocol server: nullArguments and tighterCollection.
+func wrapServer(server tfprotov6.ProviderServer) (tfprotov6.ProviderServer, error) {
 	full, ok := server.(protocolServer)
 	if !ok {
 		return nil, fmt.Errorf("the protocol server %T lacks list resource or action support", server)
 	}
-	return nullArguments{full}, nil
+	return nullArguments{tighterCollection{full}}, nil
 }
 
 // msgpackNull is the MessagePack encoding of a null value, of any type.

@@ -14,7 +14,7 @@ import (
 // encoded null: each gives the function's answer for null, with no error.
 func TestNullArguments(t *testing.T) {
 	t.Parallel()
-	server, err := withNullArguments(providerserver.NewProtocol6(New("test")())())
+	server, err := wrapServer(providerserver.NewProtocol6(New("test")())())
 	if err != nil {
 		t.Fatal(err)
 	}

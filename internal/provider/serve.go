@@ -42,7 +42,7 @@ func Serve(ctx context.Context, version string, debug bool) error {
 	if debug {
 		opts = append(opts, tf6server.WithManagedDebug())
 	}
-	server, err := withNullArguments(providerserver.NewProtocol6(New(version)())())
+	server, err := wrapServer(providerserver.NewProtocol6(New(version)())())
 	if err != nil {
 		return err
 	}
