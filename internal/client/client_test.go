@@ -213,3 +213,26 @@ func TestErrorPredicatesThroughWrapping(t *testing.T) {
 		t.Errorf("message %q name %q", e.Error(), e.Name())
 	}
 }
+
+type backgroundKey struct{}
+
+// TestBackgroundContext: work shared by many calls runs in the background context
+// when one is set (its values, not its cancellation), else in the starting call's,
+// never cancelled with it.
+func TestBackgroundContext(t *testing.T) {
+	c, err := New(Config{PlatformURL: "https://platform.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call, cancel := context.WithCancel(context.WithValue(context.Background(), backgroundKey{}, "call"))
+	cancel()
+	if got := c.detached(call); got.Value(backgroundKey{}) != "call" || got.Err() != nil {
+		t.Errorf("without a background context: value %v, err %v; want the call's value, not its cancellation", got.Value(backgroundKey{}), got.Err())
+	}
+	bg, cancelBg := context.WithCancel(context.WithValue(context.Background(), backgroundKey{}, "configuration"))
+	cancelBg()
+	c.SetBackground(bg)
+	if got := c.detached(call); got.Value(backgroundKey{}) != "configuration" || got.Err() != nil {
+		t.Errorf("with a background context: value %v, err %v; want its value, never cancelled", got.Value(backgroundKey{}), got.Err())
+	}
+}

@@ -134,7 +134,7 @@ func (c *Client) WaitForRendering(ctx context.Context, idOrAlias string) (*Score
 	r.waiters[w] = struct{}{}
 	if !r.running {
 		r.running = true
-		go c.renderLoop(context.WithoutCancel(c.logContext(ctx)))
+		go c.renderLoop(c.logContext(c.detached(ctx)))
 	}
 	r.mu.Unlock()
 	select {

@@ -329,7 +329,7 @@ func (c *Client) requestPages(ctx context.Context, snap *scoreSnapshot) {
 // readPage reads one page of the listing and adds its scores. It runs apart from the
 // read that asked for it, which may give up waiting without cancelling the page.
 func (c *Client) readPage(ctx context.Context, snap *scoreSnapshot, page int) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cfg.RequestTimeout*time.Duration(c.cfg.MaxRetries+2))
+	ctx, cancel := context.WithTimeout(c.detached(ctx), c.cfg.RequestTimeout*time.Duration(c.cfg.MaxRetries+2))
 	defer cancel()
 	start := time.Now()
 	scores, err := c.ListScores(ctx, ListScoresInput{Offset: page * MaxListLimit, Limit: MaxListLimit})
@@ -386,7 +386,7 @@ func (c *Client) readPage(ctx context.Context, snap *scoreSnapshot, page int) {
 // started it.
 func (c *Client) countForRefresh(ctx context.Context, count *countResult) {
 	defer close(count.done)
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cfg.RequestTimeout*time.Duration(c.cfg.MaxRetries+2))
+	ctx, cancel := context.WithTimeout(c.detached(ctx), c.cfg.RequestTimeout*time.Duration(c.cfg.MaxRetries+2))
 	defer cancel()
 	start := time.Now()
 	count.total, count.err = c.CountScores(ctx, CountScoresInput{})

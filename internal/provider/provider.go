@@ -322,6 +322,10 @@ func (p *mediaplatformProvider) Configure(ctx context.Context, req provider.Conf
 			"The provider configuration holds a setting that can never work. Correct it and run Terraform again.\n\nError: "+err.Error())
 		return
 	}
+	// Work shared by many calls (a batched refresh's listing, the shared rendering
+	// wait) logs in the configuration's context: a call's context is released when
+	// the call returns (callContext).
+	c.SetBackground(ctx)
 	if len(ignoredEnv) > 0 {
 		tflog.Debug(ctx, "Provider configured without some environment variables", map[string]any{"ignored_environment_variables": len(ignoredEnv)})
 	}
