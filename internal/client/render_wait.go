@@ -18,12 +18,15 @@ const (
 // renderCluster gathers into one read the waits due within this much of each other,
 // at least: the creates of one Terraform wave start as the waits of the previous wave
 // end, spread by Terraform's own work between them. Once the rendering time is known,
-// the window is a quarter of it (at most maxRenderCluster): reading the wave's early
+// the window is a quarter of it, at most maxRenderCluster: reading the wave's early
 // scores a little late costs less than a read more, and a wave read at once restarts at
-// once, so the waves stay together.
+// once, so the waves stay together. The cap trades reads for time: at -parallelism=50
+// (waves of 50 spread over about 250 ms by Terraform), 1,000 creates took 1,067
+// requests at 0.87 x the time of one poll per score with a 250 ms window, 1,090 at
+// 0.80 x with 150 ms, 1,200 at 0.76 x with 50 ms (BENCHMARKS.md, 2026-11-25).
 const (
 	renderCluster    = 50 * time.Millisecond
-	maxRenderCluster = 500 * time.Millisecond
+	maxRenderCluster = 150 * time.Millisecond
 )
 
 // renderMargin is added to a learned rendering time before a score is read.
