@@ -18,8 +18,9 @@ var largeReadDataSources = map[string]bool{"mediaplatform_scores": true}
 // when it is off or below 20). The framework holds such a result as two
 // copies of one Terraform value, then a third while it encodes it; with the default
 // target the heap grows to twice that before a collection, so the process's peak is
-// four copies of the list rather than three. The reads of 20,000 scores peak at about
-// 175 MiB instead of 220 (BENCHMARKS.md). Concurrent reads share one change: the
+// four copies of the list rather than three. A process reading 20,000 scores through
+// the protocol server peaked at 197 MB instead of 237, for about the same time
+// (BENCHMARKS.md, 2026-11-25). Concurrent reads share one change: the
 // first lowers the target, the last restores it.
 type tighterCollection struct {
 	protocolServer

@@ -22,6 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
@@ -173,6 +174,23 @@ func setScoreIdentity(ctx context.Context, identity *tfsdk.ResourceIdentity, id 
 		return
 	}
 	diags.Append(identity.Set(ctx, scoreIdentityModel{ID: types.StringValue(id)})...)
+}
+
+// identityHolds reports whether identity already holds the score's UUID id: the
+// framework hands Read the prior identity, which a refresh then has no need to set.
+func identityHolds(identity *tfsdk.ResourceIdentity, id string) bool {
+	if identity == nil || id == "" || identity.Raw.IsNull() || !identity.Raw.IsFullyKnown() {
+		return false
+	}
+	var attrs map[string]tftypes.Value
+	if err := identity.Raw.As(&attrs); err != nil {
+		return false
+	}
+	var got *string
+	if err := attrs["id"].As(&got); err != nil || got == nil {
+		return false
+	}
+	return *got == id
 }
 
 func (r *scoreResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -331,13 +349,19 @@ func publishHint(err error, alias string) string {
 }
 
 func (r *scoreResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state scoreModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
+	// A refresh reads a thousand states in a plan: without the framework's reflection.
+	state, err := scoreModelFromState(ctx, req.State)
+	if err != nil {
+		// Not expected; the reflection says what does not fit.
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
 	}
 	ctx = logResource(ctx, state.ID.ValueString())
-	setScoreIdentity(ctx, resp.Identity, state.ID.ValueString(), &resp.Diagnostics)
+	if !identityHolds(resp.Identity, state.ID.ValueString()) {
+		setScoreIdentity(ctx, resp.Identity, state.ID.ValueString(), &resp.Diagnostics)
+	}
 	score, err := r.client.RefreshScore(ctx, state.ID.ValueString())
 	if client.IsNotFound(err) {
 		resp.State.RemoveResource(ctx)
