@@ -2,26 +2,23 @@ package emulator
 
 // The gateway in front of the platform: the access header (Faults.RequireHeader) and
 // the client certificate (Faults.ClientCACertPEM through TLSConfig). Helpers are in
-// helpers_test.go; the test CAs and certificates are made here.
+// helpers_test.go; the test CAs and certificates come from internal/testca.
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
 	"io"
 	"log"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/testca"
 )
 
 const (
@@ -151,12 +148,8 @@ func TestGatewayHeaderKeptByReset(t *testing.T) {
 
 func TestGatewayValidation(t *testing.T) {
 	t.Parallel()
-	ca := newTestCA(t, "validation CA")
-	keyDER, err := x509.MarshalECPrivateKey(ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyPEM := string(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}))
+	ca := testca.New(t, "validation CA")
+	_, keyPEM := ca.Issue(t, "terraform", time.Now().Add(time.Hour))
 	jsonString := func(s string) string { b, _ := json.Marshal(s); return string(b) }
 
 	et := newEmuTester(t, Options{})
@@ -173,8 +166,8 @@ func TestGatewayValidation(t *testing.T) {
 		{`{"requireHeader": {"name": "X-Access", "value": " a"}}`, "requireHeader.value"},
 		{`{"clientCaCertPem": "not PEM"}`, "clientCaCertPem"},
 		{`{"clientCaCertPem": ` + jsonString(keyPEM) + `}`, "clientCaCertPem"},
-		{`{"clientCaCertPem": ` + jsonString(ca.pem+keyPEM) + `}`, "clientCaCertPem"},
-		{`{"clientCaCertPem": ` + jsonString(ca.pem+"trailing text") + `}`, "clientCaCertPem"},
+		{`{"clientCaCertPem": ` + jsonString(ca.PEM+keyPEM) + `}`, "clientCaCertPem"},
+		{`{"clientCaCertPem": ` + jsonString(ca.PEM+"trailing text") + `}`, "clientCaCertPem"},
 		{`{"clientCaCertPem": ` + jsonString(string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: []byte("junk")}))) + `}`,
 			"clientCaCertPem"},
 	} {
@@ -194,7 +187,7 @@ func TestGatewayValidation(t *testing.T) {
 	}
 
 	// Valid values are taken and read back: two CAs in one PEM, a value with spaces inside.
-	two := ca.pem + "\n" + newTestCA(t, "second CA").pem
+	two := ca.PEM + "\n" + testca.New(t, "second CA").PEM
 	body = et.control(http.MethodPost, "faults", `{"requireHeader": {"name": "cf-access-client-secret", "value": "a b=c"},
 		"clientCaCertPem": `+jsonString(two)+`}`).wantJSON(t, 200, "application/json")
 	if body["clientCaCertPem"] != two {
@@ -203,61 +196,6 @@ func TestGatewayValidation(t *testing.T) {
 	if h := emuObject(t, body["requireHeader"]); h["name"] != "cf-access-client-secret" || h["value"] != "a b=c" {
 		t.Errorf("requireHeader read back = %v", h)
 	}
-}
-
-// testCA is a certificate authority made for one test.
-type testCA struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	pem  string
-}
-
-func newTestCA(t *testing.T, name string) *testCA {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(time.Now().UnixNano()),
-		Subject:               pkix.Name{CommonName: name},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &testCA{cert: cert, key: key, pem: string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))}
-}
-
-// clientCertificate issues a client certificate (clientAuth) signed by ca.
-func (ca *testCA) clientCertificate(t *testing.T) tls.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()),
-		Subject:      pkix.Name{CommonName: "terraform"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }
 
 // newTLSEmuTester serves e over TLS the way tests in other packages do it, with
@@ -347,14 +285,14 @@ func (p tlsProbe) wantRefused(t *testing.T, what, alert string) {
 
 func TestGatewayClientCertificate(t *testing.T) {
 	t.Parallel()
-	ca, other := newTestCA(t, "gateway CA"), newTestCA(t, "another CA")
-	good, foreign := ca.clientCertificate(t), other.clientCertificate(t)
+	ca, other := testca.New(t, "gateway CA"), testca.New(t, "another CA")
+	good, foreign := ca.ClientCertificate(t, "terraform"), other.ClientCertificate(t, "terraform")
 	et := newTLSEmuTester(t, New(Options{}))
 
 	// No fault: no client certificate asked for; one offered is not needed.
 	et.probe("/auth", nil).wantServed(t, et, 200, false)
 
-	body, err := json.Marshal(Faults{ClientCACertPEM: ca.pem})
+	body, err := json.Marshal(Faults{ClientCACertPEM: ca.PEM})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,9 +318,9 @@ func TestGatewayClientCertificate(t *testing.T) {
 
 func TestGatewayClientCertificateStartAndReset(t *testing.T) {
 	t.Parallel()
-	ca := newTestCA(t, "gateway CA")
-	good := ca.clientCertificate(t)
-	et := newTLSEmuTester(t, New(Options{Faults: Faults{ClientCACertPEM: ca.pem,
+	ca := testca.New(t, "gateway CA")
+	good := ca.ClientCertificate(t, "terraform")
+	et := newTLSEmuTester(t, New(Options{Faults: Faults{ClientCACertPEM: ca.PEM,
 		RequireHeader: &HeaderRequirement{Name: gatewayHeader, Value: gatewaySecret}}}))
 
 	et.probe("/auth", nil).wantRefused(t, "without a certificate", alertNoCertificate)
@@ -398,8 +336,8 @@ func TestGatewayClientCertificateStartAndReset(t *testing.T) {
 
 func TestGatewayClientCertificateUnreadableCAs(t *testing.T) {
 	t.Parallel()
-	ca := newTestCA(t, "gateway CA")
-	good := ca.clientCertificate(t)
+	ca := testca.New(t, "gateway CA")
+	good := ca.ClientCertificate(t, "terraform")
 	et := newTLSEmuTester(t, New(Options{}))
 	// SetFaults does not validate: CAs that cannot be read admit nobody.
 	et.e.SetFaults(Faults{ClientCACertPEM: "not PEM"})
@@ -418,7 +356,7 @@ func TestGatewayTLSConfigKeepsBase(t *testing.T) {
 	if len(cfg.Certificates) != 1 || cfg.MinVersion != tls.VersionTLS13 || cfg.GetConfigForClient == nil {
 		t.Errorf("TLSConfig(base) = %+v, want base's certificate and version with GetConfigForClient", cfg)
 	}
-	e.SetFaults(Faults{ClientCACertPEM: newTestCA(t, "gateway CA").pem})
+	e.SetFaults(Faults{ClientCACertPEM: testca.New(t, "gateway CA").PEM})
 	got, err := cfg.GetConfigForClient(&tls.ClientHelloInfo{})
 	if err != nil || got == nil {
 		t.Fatalf("GetConfigForClient = %v, %v", got, err)

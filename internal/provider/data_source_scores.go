@@ -97,8 +97,12 @@ func (d *scoresDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	listType, _ := data.Scores.Type(ctx).(scoreListType)
-	scoreType, ok := listType.ElementType().TerraformType(ctx).(tftypes.Object)
+	listType := data.Scores.typ // set by Config.Get, as for a null list
+	var scoreType tftypes.Object
+	ok := listType.ElemType != nil
+	if ok {
+		scoreType, ok = listType.ElemType.TerraformType(ctx).(tftypes.Object)
+	}
 	if !ok {
 		resp.Diagnostics.AddError("Provider bug: the scores attribute has no object type", fmt.Sprintf("%T", data.Scores.Type(ctx)))
 		return

@@ -6,6 +6,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
@@ -68,4 +69,16 @@ func (ca *CA) Issue(t testing.TB, name string, notAfter time.Time) (certPEM, key
 	}
 	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})),
 		string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}))
+}
+
+// ClientCertificate issues a client certificate named name, valid for a day, as a
+// tls.Certificate for a test's client.
+func (ca *CA) ClientCertificate(t testing.TB, name string) tls.Certificate {
+	t.Helper()
+	certPEM, keyPEM := ca.Issue(t, name, time.Now().Add(24*time.Hour))
+	cert, err := tls.X509KeyPair([]byte(certPEM), []byte(keyPEM))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cert
 }
