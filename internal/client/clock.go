@@ -1,6 +1,7 @@
 package client
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"sync"
@@ -83,4 +84,25 @@ func (c *Client) PlatformClockOffset() (offset time.Duration, known bool) {
 func (c *Client) PlatformTime(local time.Time) (t time.Time, known bool) {
 	d, ok := c.PlatformClockOffset()
 	return local.Add(d), ok
+}
+
+// flexTime decodes an RFC 3339 time, tolerating null and the empty string.
+type flexTime struct{ time.Time }
+
+// UnmarshalJSON accepts an RFC 3339 string, "" or null.
+func (t *flexTime) UnmarshalJSON(b []byte) error {
+	var s *string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	if s == nil || *s == "" {
+		t.Time = time.Time{}
+		return nil
+	}
+	v, err := time.Parse(time.RFC3339Nano, *s)
+	if err != nil {
+		return err
+	}
+	t.Time = v.UTC()
+	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -390,56 +389,4 @@ func (c *Client) refreshCommand(ctx context.Context, cmd *Command) (*Command, er
 		return c.GetCommandByHref(ctx, self.Href)
 	}
 	return c.GetCommand(ctx, cmd.Command.ID)
-}
-
-// platformHref resolves href against platform_url and checks that it points
-// at the platform, so that the access token is never sent elsewhere.
-func (c *Client) platformHref(ctx context.Context, href string) (string, error) {
-	if href == "" {
-		return "", errors.New("no href given")
-	}
-	if c.cfg.PlatformURL == "" {
-		return "", &MissingSettingError{Setting: "platform_url", EnvVar: EnvPlatformURL}
-	}
-	base, err := url.Parse(c.cfg.PlatformURL)
-	if err != nil {
-		return "", fmt.Errorf("invalid platform_url: %w", err)
-	}
-	ref, err := url.Parse(href)
-	if err != nil {
-		return "", fmt.Errorf("invalid href %q: %w", href, err)
-	}
-	u := base.ResolveReference(ref)
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", fmt.Errorf("href %q is not an http or https address", href)
-	}
-	trusted := []string{c.cfg.PlatformURL, c.cfg.RegistryURL}
-	if !hostIn(u, trusted) {
-		// Services listed by the registry may live on other hosts.
-		if roots, err := c.serviceRoots(ctx); err == nil {
-			for _, entries := range roots.resources {
-				for _, e := range entries {
-					trusted = append(trusted, e.Href)
-				}
-			}
-		}
-		if !hostIn(u, trusted) {
-			return "", fmt.Errorf("href %q does not point at the platform (%s); refusing to send the access token there", href, base.Host)
-		}
-	}
-	return u.String(), nil
-}
-
-// hostIn reports whether u has the scheme and host of one of the addresses.
-func hostIn(u *url.URL, addresses []string) bool {
-	for _, a := range addresses {
-		if a == "" {
-			continue
-		}
-		p, err := url.Parse(a)
-		if err == nil && strings.EqualFold(p.Host, u.Host) && strings.EqualFold(p.Scheme, u.Scheme) {
-			return true
-		}
-	}
-	return false
 }

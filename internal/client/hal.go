@@ -3,6 +3,8 @@ package client
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"net/url"
 )
 
 // Link is a HAL link object.
@@ -74,4 +76,19 @@ func (o *oneOrMany[T]) UnmarshalJSON(b []byte) error {
 		*o = []T{one}
 		return nil
 	}
+}
+
+// resolveHref resolves a possibly relative href against the document address.
+func resolveHref(base *url.URL, href string) (string, error) {
+	ref, err := url.Parse(href)
+	if err != nil {
+		return "", fmt.Errorf("invalid href %q: %w", href, err)
+	}
+	if base == nil {
+		if !ref.IsAbs() {
+			return "", fmt.Errorf("relative href %q without a base address", href)
+		}
+		return ref.String(), nil
+	}
+	return base.ResolveReference(ref).String(), nil
 }

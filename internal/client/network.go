@@ -1,101 +1,26 @@
 package client
 
-// What a corporate network asks of the client before any request reaches the
-// platform: a client certificate for a gateway that demands mutual TLS, and access
-// headers for one that demands a service token or an API key. Both go to the
-// platform's own hosts only.
+// The network around the platform: which hosts are the platform's (only they get
+// credentials, access headers and the client certificate), the access headers a
+// gateway demands, and what a failed connection says: a TLS, dial, DNS or proxy
+// failure, read into a lead that names the setting (and the proxy) it concerns.
 
 import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/textproto"
 	"net/url"
+	"os"
 	"strings"
+	"syscall"
 	"time"
 )
-
-// platformRequestKey marks the context of a request to one of the platform's hosts:
-// the TLS handshake of its connection presents the client certificate.
-type platformRequestKey struct{}
-
-// ClientCertificate parses a client certificate and its key (PEM), with errors that
-// name the setting at fault and quote nothing of the key.
-func ClientCertificate(certPEM, keyPEM string) (tls.Certificate, error) {
-	switch {
-	case certPEM == "":
-		return tls.Certificate{}, errors.New("client_key_pem is set without client_cert_pem: set both, or neither")
-	case keyPEM == "":
-		return tls.Certificate{}, errors.New("client_cert_pem is set without client_key_pem: set both, or neither")
-	}
-	certs, err := parseCertificates(certPEM)
-	if err != nil {
-		return tls.Certificate{}, fmt.Errorf("client_cert_pem: %w", err)
-	}
-	pair, err := tls.X509KeyPair([]byte(certPEM), []byte(keyPEM))
-	if err != nil {
-		if !strings.Contains(keyPEM, "PRIVATE KEY") {
-			return tls.Certificate{}, errors.New("client_key_pem holds no PEM-encoded private key")
-		}
-		return tls.Certificate{}, fmt.Errorf("client_key_pem does not match the certificate in client_cert_pem (%s)",
-			certs[0].Subject.String())
-	}
-	pair.Leaf = certs[0]
-	return pair, nil
-}
-
-// parseCertificates reads every CERTIFICATE block of a PEM text.
-func parseCertificates(text string) ([]*x509.Certificate, error) {
-	var certs []*x509.Certificate
-	rest := []byte(text)
-	for {
-		var block *pem.Block
-		block, rest = pem.Decode(rest)
-		if block == nil {
-			break
-		}
-		if block.Type != "CERTIFICATE" {
-			continue
-		}
-		c, err := x509.ParseCertificate(block.Bytes)
-		if err != nil {
-			return nil, fmt.Errorf("a certificate does not parse: %w", err)
-		}
-		certs = append(certs, c)
-	}
-	if len(certs) == 0 {
-		return nil, errors.New("no PEM-encoded certificate (a block starting -----BEGIN CERTIFICATE-----)")
-	}
-	return certs, nil
-}
-
-// CertificateExpiry returns when the first certificate of a PEM text expires, for a
-// plan-time warning (zero when it does not parse).
-func CertificateExpiry(certPEM string) (notAfter time.Time, subject string) {
-	certs, err := parseCertificates(certPEM)
-	if err != nil {
-		return time.Time{}, ""
-	}
-	return certs[0].NotAfter, certs[0].Subject.String()
-}
-
-// platformOnlyCertificate presents pair in the handshake of a connection made for a
-// request to the platform's hosts (see send), and no certificate otherwise.
-func platformOnlyCertificate(pair tls.Certificate) func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
-	return func(cri *tls.CertificateRequestInfo) (*tls.Certificate, error) {
-		if ctx := cri.Context(); ctx != nil {
-			if platform, _ := ctx.Value(platformRequestKey{}).(bool); platform {
-				return &pair, nil
-			}
-		}
-		return &tls.Certificate{}, nil
-	}
-}
 
 // platformHosts are the addresses of the platform's own hosts: where credentials,
 // the client certificate and the request headers may go.
@@ -211,4 +136,207 @@ func (c *Client) publishingSetting() string {
 		return "admin_url (with publishing_service)"
 	}
 	return "publishing_url"
+}
+
+// isCertificateError reports whether err is the failed verification of the
+// server's TLS certificate.
+func isCertificateError(err error) bool {
+	var unknownAuthority x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var verification *tls.CertificateVerificationError
+	return errors.As(err, &unknownAuthority) || errors.As(err, &hostname) || errors.As(err, &invalid) ||
+		errors.As(err, &verification)
+}
+
+// tlsAlert returns the alert of a TLS handshake the server ended ("certificate
+// required", "bad certificate", "unknown certificate authority", …), or "". A gateway
+// that demands a client certificate ends the handshake so, before any request is
+// read: nothing was sent.
+func tlsAlert(err error) string {
+	var opErr *net.OpError
+	if errors.As(err, &opErr) && opErr.Op == "remote error" && opErr.Err != nil {
+		return strings.TrimPrefix(opErr.Err.Error(), "tls: ")
+	}
+	return ""
+}
+
+// isPlainHTTP reports whether err is an https:// request answered in plain HTTP: the
+// TLS handshake met no TLS record (net/http says so in words when the answer looks
+// like HTTP).
+func isPlainHTTP(err error) bool {
+	var recordHeader tls.RecordHeaderError
+	return errors.As(err, &recordHeader) || strings.Contains(err.Error(), "server gave HTTP response to HTTPS client")
+}
+
+// tlsProblem classifies a failed certificate verification for host by cause.
+func tlsProblem(err error, host string) *TLSProblem {
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var unknownAuthority x509.UnknownAuthorityError
+	p := &TLSProblem{Kind: TLSOther, Host: host}
+	switch {
+	case errors.As(err, &hostname) && hostname.Certificate != nil:
+		p.Kind = TLSOtherNames
+		p.Names = append(p.Names, hostname.Certificate.DNSNames...)
+		for _, ip := range hostname.Certificate.IPAddresses {
+			p.Names = append(p.Names, ip.String())
+		}
+	case errors.As(err, &invalid) && invalid.Reason == x509.Expired && invalid.Cert != nil:
+		p.Kind = TLSExpired
+		p.NotBefore, p.NotAfter, p.Now = invalid.Cert.NotBefore, invalid.Cert.NotAfter, time.Now()
+	case errors.As(err, &unknownAuthority):
+		p.Kind = TLSAuthority
+	}
+	return p
+}
+
+// isTimeout reports whether err is a request that ran out of time (request_timeout).
+func isTimeout(err error) bool {
+	var netErr net.Error
+	return errors.As(err, &netErr) && netErr.Timeout()
+}
+
+// networkError classifies a transport error of a request to u.
+func (c *Client) networkError(method string, u *url.URL, err error, attempts int) *NetworkError {
+	e := &NetworkError{
+		Method: method, Path: pathOf(u), Host: u.Host, Setting: c.settingFor(u),
+		Kind: NetworkOther, Timeout: c.cfg.RequestTimeout, Attempts: attempts, Err: err,
+	}
+	e.Proxy, e.ProxyVar = c.proxyFor(u)
+	var dnsErr *net.DNSError
+	var opErr *net.OpError
+	switch {
+	case errors.As(err, &opErr) && opErr.Op == "proxyconnect":
+		e.Kind = NetworkProxy
+	case isPlainHTTP(err):
+		e.Kind = NetworkPlainHTTP
+	case tlsAlert(err) != "":
+		// The server ended the handshake: for the client certificate, or its absence.
+		e.Kind = NetworkTLS
+		e.TLS = &TLSProblem{Kind: TLSClientCertRejected, Host: u.Hostname(), Alert: tlsAlert(err)}
+		if c.cfg.ClientCertPEM == "" || e.TLS.Alert == "certificate required" {
+			e.TLS.Kind = TLSClientCertMissing
+		}
+	case isCertificateError(err):
+		e.Kind = NetworkTLS
+		e.TLS = tlsProblem(err, u.Hostname())
+	case errors.As(err, &dnsErr):
+		e.Kind = NetworkDNS
+	case isTimeout(err):
+		e.Kind = NetworkTimeout
+	case errors.Is(err, syscall.ECONNREFUSED):
+		e.Kind = NetworkRefused
+	}
+	return e
+}
+
+// settingFor names the provider setting whose address has u's scheme and host.
+func (c *Client) settingFor(u *url.URL) string {
+	publishing, _ := c.PublishingURL()
+	for _, s := range []struct{ name, value string }{
+		{"publishing_url", publishing}, {"admin_url", c.cfg.AdminURL},
+		{"platform_url", c.cfg.PlatformURL}, {"registry_url", c.cfg.RegistryURL},
+	} {
+		if s.value != "" && hostIn(u, []string{s.value}) && strings.HasPrefix(u.String(), strings.TrimRight(s.value, "/")) {
+			return s.name
+		}
+	}
+	for _, s := range []struct{ name, value string }{
+		{"platform_url", c.cfg.PlatformURL}, {"admin_url", c.cfg.AdminURL}, {"publishing_url", publishing},
+	} {
+		if s.value != "" && hostIn(u, []string{s.value}) {
+			return s.name
+		}
+	}
+	return ""
+}
+
+// isDialError reports whether err happened while connecting, before anything
+// was sent.
+func isDialError(err error) bool {
+	var opErr *net.OpError
+	// proxyconnect: connecting to the forward proxy failed, before any request left.
+	return errors.As(err, &opErr) && (opErr.Op == "dial" || opErr.Op == "proxyconnect")
+}
+
+// proxyFor returns host:port of the forward proxy a request to u goes through, and the
+// environment variable whose value names it ("" when the proxy came from elsewhere);
+// both "" for a direct connection.
+func (c *Client) proxyFor(u *url.URL) (proxy, variable string) {
+	if c.proxy == nil {
+		return "", ""
+	}
+	p, err := c.proxy(&http.Request{URL: u, Header: http.Header{}})
+	if err != nil || p == nil {
+		return "", ""
+	}
+	names := []string{"HTTP_PROXY", "http_proxy"}
+	if u.Scheme == "https" {
+		names = []string{"HTTPS_PROXY", "https_proxy"}
+	}
+	for _, name := range names {
+		if v := os.Getenv(name); v != "" {
+			pv, err := url.Parse(v)
+			if err != nil || pv.Host == "" { // "proxy:3128" means http://proxy:3128, as for the transport
+				pv, err = url.Parse("http://" + v)
+			}
+			if err == nil && pv.Host == p.Host {
+				return p.Host, name
+			}
+		}
+	}
+	return p.Host, ""
+}
+
+// hostIn reports whether u has the scheme and host of one of the addresses.
+func hostIn(u *url.URL, addresses []string) bool {
+	for _, a := range addresses {
+		if a == "" {
+			continue
+		}
+		p, err := url.Parse(a)
+		if err == nil && strings.EqualFold(p.Host, u.Host) && strings.EqualFold(p.Scheme, u.Scheme) {
+			return true
+		}
+	}
+	return false
+}
+
+// platformHref resolves href against platform_url and checks that it points
+// at the platform, so that the access token is never sent elsewhere.
+func (c *Client) platformHref(ctx context.Context, href string) (string, error) {
+	if href == "" {
+		return "", errors.New("no href given")
+	}
+	if c.cfg.PlatformURL == "" {
+		return "", &MissingSettingError{Setting: "platform_url", EnvVar: EnvPlatformURL}
+	}
+	base, err := url.Parse(c.cfg.PlatformURL)
+	if err != nil {
+		return "", fmt.Errorf("invalid platform_url: %w", err)
+	}
+	ref, err := url.Parse(href)
+	if err != nil {
+		return "", fmt.Errorf("invalid href %q: %w", href, err)
+	}
+	u := base.ResolveReference(ref)
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("href %q is not an http or https address", href)
+	}
+	trusted := []string{c.cfg.PlatformURL, c.cfg.RegistryURL}
+	if !hostIn(u, trusted) {
+		// Services listed by the registry may live on other hosts.
+		if roots, err := c.serviceRoots(ctx); err == nil {
+			for _, entries := range roots.resources {
+				for _, e := range entries {
+					trusted = append(trusted, e.Href)
+				}
+			}
+		}
+		if !hostIn(u, trusted) {
+			return "", fmt.Errorf("href %q does not point at the platform (%s); refusing to send the access token there", href, base.Host)
+		}
+	}
+	return u.String(), nil
 }

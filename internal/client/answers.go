@@ -1,0 +1,149 @@
+package client
+
+// What an answer says: the platform's API errors, a redirect, a body that is not the
+// platform's JSON, and a value read bare or in its wrapper.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// unwrap returns the value of a 2xx answer: the member key of a JSON object that has
+// it, else the whole body. The specification shows no response body of the score
+// endpoints, so a platform may send {"score": {…}} (the contract) or the score alone,
+// {"count": 5} or 5, {"scores": […]} or […].
+func unwrap(body []byte, key string) []byte {
+	if key == "" {
+		return body
+	}
+	var doc map[string]json.RawMessage
+	if json.Unmarshal(body, &doc) != nil {
+		return body
+	}
+	if v, ok := doc[key]; ok {
+		return v
+	}
+	return body
+}
+
+// RedirectError is a redirect answer to an API call. The client follows none:
+// servers never redirect an API call, and a redirect would carry the credential.
+type RedirectError struct {
+	Method, Path string
+	Status       int
+	// Target is the Location, redacted (no user information or query).
+	Target string
+}
+
+// Error names the call and where the platform redirected it.
+func (e *RedirectError) Error() string {
+	return fmt.Sprintf("the platform redirected %s %s to %s (HTTP %d); the provider follows no redirect, since the "+
+		"request carries credentials: set the address setting to the platform's own address", e.Method, e.Path, e.Target, e.Status)
+}
+
+// problem is the application/problem+json error body.
+type problem struct {
+	Code    string         `json:"code"`
+	Message string         `json:"message"`
+	Params  map[string]any `json:"params"`
+	Status  int            `json:"status"`
+}
+
+// parseAPIError turns a non-2xx answer into an *APIError.
+func parseAPIError(method string, resp *response) *APIError {
+	e := &APIError{Status: resp.status, Method: method, Path: pathOf(resp.url)}
+	contentType := resp.header.Get("Content-Type")
+	jsonBody := isJSON(contentType)
+	mediaType, _, _ := mime.ParseMediaType(contentType)
+	body := bytes.TrimSpace(resp.body)
+	e.HTML = !jsonBody && (mediaType == "text/html" || mediaType == "application/xhtml+xml" ||
+		(len(body) > 0 && body[0] == '<'))
+	var p problem
+	if jsonBody && json.Unmarshal(resp.body, &p) == nil && (p.Code != "" || p.Message != "") {
+		e.Code, e.Message, e.Params = p.Code, p.Message, p.Params
+		return e
+	}
+	e.Message = http.StatusText(resp.status)
+	if text := strings.TrimSpace(string(resp.body)); text != "" && !jsonBody &&
+		!strings.HasPrefix(strings.ToLower(contentType), "text/html") {
+		if len(text) > 200 {
+			text = text[:200] + "…"
+		}
+		e.Message += ": " + text
+	}
+	return e
+}
+
+// platformAnswer checks that a 2xx answer to r is the platform's: empty, or JSON
+// (whatever its Content-Type says, so that a mislabelled answer still counts), or
+// plain text for a call that takes text (r.textAnswer). Anything else, an HTML page
+// above all, is a *ForeignAnswerError; a body labelled JSON that is not JSON, an
+// *UnreadableAnswerError. Neither quotes a byte of the answer.
+func (c *Client) platformAnswer(r *request, resp *response) error {
+	body := bytes.TrimSpace(resp.body)
+	if len(body) == 0 || json.Valid(body) {
+		return nil
+	}
+	contentType := resp.header.Get("Content-Type")
+	mediaType, _, _ := mime.ParseMediaType(contentType)
+	html := mediaType == "text/html" || mediaType == "application/xhtml+xml" || body[0] == '<'
+	switch {
+	case r.textAnswer && mediaType == "text/plain":
+		return nil
+	case !html && isJSON(contentType):
+		return &UnreadableAnswerError{Method: r.method, Path: pathOf(resp.url), Status: resp.status, Reason: jsonProblem(json.Unmarshal(body, new(any)))}
+	}
+	what := "a page of type " + mediaType
+	switch {
+	case html:
+		what = "an HTML page"
+	case mediaType == "":
+		what = "an answer that is not JSON"
+	}
+	return &ForeignAnswerError{Method: r.method, Path: pathOf(resp.url), Status: resp.status, What: what, Setting: c.settingFor(resp.url)}
+}
+
+// jsonProblem describes why an answer is not the JSON expected, without quoting any
+// of its bytes (a login or token answer holds a secret).
+func jsonProblem(err error) string {
+	var syntax *json.SyntaxError
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		return fmt.Sprintf("it is not valid JSON (at byte %d)", syntax.Offset)
+	case errors.As(err, &typeErr) && typeErr.Field != "":
+		return fmt.Sprintf("its field %s holds a JSON %s where the API has another type", typeErr.Field, typeErr.Value)
+	case errors.As(err, &typeErr):
+		return fmt.Sprintf("it is a JSON %s where the API answers with another type", typeErr.Value)
+	case err != nil:
+		return "it is not valid JSON (it ends too early)"
+	}
+	return "it is not valid JSON"
+}
+
+// isJSON reports whether a Content-Type is JSON (application/json or a +json
+// type such as application/problem+json).
+func isJSON(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return false
+	}
+	return mt == "application/json" || strings.HasSuffix(mt, "+json")
+}
+
+// pathOf returns the path of u for messages and logs: never the query.
+func pathOf(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	if p := u.EscapedPath(); p != "" {
+		return p
+	}
+	return "/"
+}

@@ -1,0 +1,169 @@
+package client
+
+// The client's configuration: its settings, the environment variables each can come
+// from, and the defaults.
+
+import (
+	"net/http"
+	"os"
+	"time"
+)
+
+// Environment variables that ApplyEnv reads. Each names the provider setting
+// of the same name.
+const (
+	EnvAdminURL          = "MEDIAPLATFORM_ADMIN_URL"
+	EnvAdminUsername     = "MEDIAPLATFORM_ADMIN_USERNAME"
+	EnvAdminPassword     = "MEDIAPLATFORM_ADMIN_PASSWORD"
+	EnvPlatformURL       = "MEDIAPLATFORM_PLATFORM_URL"
+	EnvClientID          = "MEDIAPLATFORM_CLIENT_ID"
+	EnvClientSecret      = "MEDIAPLATFORM_CLIENT_SECRET"
+	EnvBasicToken        = "MEDIAPLATFORM_BASIC_TOKEN"
+	EnvUsername          = "MEDIAPLATFORM_USERNAME"
+	EnvPassword          = "MEDIAPLATFORM_PASSWORD"
+	EnvPublishingURL     = "MEDIAPLATFORM_PUBLISHING_URL"
+	EnvPublishingService = "MEDIAPLATFORM_PUBLISHING_SERVICE"
+	EnvRegistryURL       = "MEDIAPLATFORM_REGISTRY_URL"
+	EnvRefreshStrategy   = "MEDIAPLATFORM_REFRESH_STRATEGY"
+	EnvRenderWait        = "MEDIAPLATFORM_RENDER_WAIT"
+	EnvCACertPEM         = "MEDIAPLATFORM_CA_CERT_PEM"
+	EnvClientCertPEM     = "MEDIAPLATFORM_CLIENT_CERT_PEM"
+	EnvClientKeyPEM      = "MEDIAPLATFORM_CLIENT_KEY_PEM"
+	// EnvRequestHeaders holds request_headers as a JSON object of strings.
+	EnvRequestHeaders = "MEDIAPLATFORM_REQUEST_HEADERS"
+)
+
+// EnvVariables lists the environment variables of the provider's settings.
+func EnvVariables() []string {
+	return []string{
+		EnvAdminURL, EnvAdminUsername, EnvAdminPassword, EnvPlatformURL, EnvClientID, EnvClientSecret, EnvBasicToken,
+		EnvUsername, EnvPassword, EnvPublishingURL, EnvPublishingService, EnvRegistryURL, EnvRefreshStrategy, EnvRenderWait,
+		EnvCACertPEM, EnvClientCertPEM, EnvClientKeyPEM, EnvRequestHeaders,
+	}
+}
+
+// Defaults applied by New to zero-valued Config fields.
+const (
+	DefaultPublishingService = "media.publishing"
+	DefaultRequestTimeout    = 30 * time.Second
+	DefaultMaxRetries        = 4
+	DefaultRetryWaitMin      = 200 * time.Millisecond
+	DefaultRetryWaitMax      = 5 * time.Second
+)
+
+// maxAttempts bounds the attempts of one call whatever the retry policy says.
+const maxAttempts = 1000
+
+// NoRetries is the Config.MaxRetries value that disables retries (the zero
+// value selects DefaultMaxRetries).
+const NoRetries = -1
+
+// Config holds the provider settings. Empty fields are allowed: a setting is
+// only checked when a call needs it, and its absence is then reported as a
+// *MissingSettingError.
+type Config struct {
+	// AdminURL is the administrator API base address (spec {base_url}), e.g.
+	// https://host/api/v1.
+	AdminURL string
+	// AdminUsername and AdminPassword log in to the administrator API.
+	AdminUsername string
+	AdminPassword string
+
+	// PlatformURL is the platform host (spec {platform_host}) serving the token
+	// flow, the registry, commands and data models.
+	PlatformURL string
+	// ClientID and ClientSecret form the application's basic credential for
+	// the password grant. BasicToken is the same credential pre-encoded
+	// (base64 of "id:secret"); it conflicts with ClientID/ClientSecret.
+	ClientID     string
+	ClientSecret string
+	BasicToken   string
+	// Username and Password are the platform user of the password grant.
+	Username string
+	Password string
+
+	// PublishingURL is the full score API address. When empty it is derived
+	// from AdminURL as {AdminURL}/apis/{PublishingService};version=2;realm=global.
+	PublishingURL string
+	// PublishingService is the publishing service name (default
+	// DefaultPublishingService).
+	PublishingService string
+	// RegistryURL overrides the service registry address (default
+	// {PlatformURL}/apis/registry;version=0/serviceroots).
+	RegistryURL string
+
+	// CACertPEM adds PEM-encoded CA certificates to the system roots.
+	CACertPEM string
+	// ClientCertPEM and ClientKeyPEM are a client certificate and its private key
+	// (PEM), presented in the TLS handshake with the platform's hosts, and no other,
+	// when the server asks for one (a gateway demanding mutual TLS).
+	ClientCertPEM, ClientKeyPEM string
+	// RequestHeaders are sent with every request to the platform's hosts, and to no
+	// other host (a gateway's access token or API key). Their values are secrets.
+	RequestHeaders map[string]string
+	// InsecureSkipVerify disables TLS certificate verification.
+	InsecureSkipVerify bool
+
+	// RequestTimeout bounds every single HTTP attempt (default
+	// DefaultRequestTimeout).
+	RequestTimeout time.Duration
+	// MaxRetries is the number of retries after a transient failure: 0 selects
+	// DefaultMaxRetries, NoRetries (any negative value) disables retries.
+	MaxRetries int
+	// RetryWaitMin and RetryWaitMax bound the exponential backoff between
+	// retries when the server gives no Retry-After (defaults DefaultRetryWaitMin
+	// and DefaultRetryWaitMax).
+	RetryWaitMin time.Duration
+	RetryWaitMax time.Duration
+
+	// Version is the provider version, sent in the User-Agent
+	// terraform-provider-mediaplatform/<Version>.
+	Version string
+
+	// RefreshStrategy is how RefreshScore reads: RefreshAuto (also "") or
+	// RefreshIndividual.
+	RefreshStrategy string
+
+	// RenderWait is how WaitForRendering reads: RenderWaitShared (also "") or
+	// RenderWaitIndividual (one GET per wait, for comparison).
+	RenderWait string
+
+	// Deferred names the settings (provider attribute names) whose value the
+	// configuration only knows after apply: CheckSettings does not report them.
+	Deferred map[string]bool
+
+	// Transport replaces the HTTP transport (tests). When set, CACertPEM,
+	// ClientCertPEM and InsecureSkipVerify are not applied to it.
+	Transport http.RoundTripper
+}
+
+// ApplyEnv fills every empty string setting from its environment variable, so
+// that explicit configuration wins. A nil getenv reads the process environment.
+func (c *Config) ApplyEnv(getenv func(string) string) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	for _, f := range []struct {
+		field *string
+		env   string
+	}{
+		{&c.AdminURL, EnvAdminURL},
+		{&c.AdminUsername, EnvAdminUsername},
+		{&c.AdminPassword, EnvAdminPassword},
+		{&c.PlatformURL, EnvPlatformURL},
+		{&c.ClientID, EnvClientID},
+		{&c.ClientSecret, EnvClientSecret},
+		{&c.BasicToken, EnvBasicToken},
+		{&c.Username, EnvUsername},
+		{&c.Password, EnvPassword},
+		{&c.PublishingURL, EnvPublishingURL},
+		{&c.PublishingService, EnvPublishingService},
+		{&c.RegistryURL, EnvRegistryURL},
+		{&c.RefreshStrategy, EnvRefreshStrategy},
+		{&c.RenderWait, EnvRenderWait},
+	} {
+		if *f.field == "" {
+			*f.field = getenv(f.env)
+		}
+	}
+}

@@ -1,0 +1,276 @@
+package client
+
+// Retries and the pace: which failures are tried again and after how long (backoff,
+// Retry-After), the budget of a 429 or 503 wait, and the pace the client keeps after
+// the platform said it was asked too often.
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+// Waiting on a rate limit. A 429 answer (the platform asks the client to slow down
+// and says for how long) is retried for as long as the call's retry time budget
+// lasts, however many attempts that takes, since at high parallelism many attempts
+// meet a full window; every other transient failure is retried max_retries times.
+// A single wait is capped, and a Retry-After longer than the budget left fails the
+// call at once instead of holding a CI job for an hour.
+const (
+	// maxRetryAfterWait caps one wait asked for with Retry-After.
+	maxRetryAfterWait = 30 * time.Second
+	// rateLimitBudget is the time one call may spend retrying 429 answers.
+	rateLimitBudget = 2 * time.Minute
+)
+
+// RetryAfterError is a 429 or 503 answer whose Retry-After asks for a longer wait
+// than the call's retry budget has left: the call fails at once.
+type RetryAfterError struct {
+	// Wait is what the platform asked for; Left is what the budget had left.
+	Wait, Left time.Duration
+	// Status is the answer's HTTP status.
+	Status int
+}
+
+// Error names the wait and the budget.
+func (e *RetryAfterError) Error() string {
+	return fmt.Sprintf("HTTP %d: the platform asked to retry after %s (Retry-After), longer than the %s left of this "+
+		"request's retry budget; giving up instead of waiting", e.Status, e.Wait.Round(time.Second), e.Left.Round(time.Second))
+}
+
+// checkRetry is the retry policy: 429 and 503 are always retried (the contract
+// guarantees they come before any effect); connection errors, 502 and 504 only for
+// calls that are safe to repeat, except a failed dial, which never reached the
+// server. A 429 is retried within the call's rate-limit budget (time, however many
+// attempts) and does not count against max_retries; everything else is retried
+// max_retries times; a Retry-After longer than the budget left ends the call.
+func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	info := attemptFrom(ctx)
+	if info == nil {
+		info = &attemptInfo{attempt: 1, start: time.Now()}
+	}
+	safe := info.retrySafe
+	attempt := info.attempt
+	withinCount := info.failures() <= c.cfg.MaxRetries
+	if err != nil {
+		if ctx.Err() != nil || !transient(err) {
+			return false, err
+		}
+		retry := (safe || isDialError(err)) && withinCount
+		if isTimeout(err) && info.failures() >= 2 {
+			// Nothing answered twice within request_timeout: more attempts would only make
+			// a CI job wait max_retries × request_timeout for the same silence.
+			retry = false
+		}
+		if retry {
+			logDebug(ctx, "retrying after a connection error", map[string]any{"error": err.Error(), "attempt": attempt})
+		}
+		return retry, err
+	}
+	retry := false
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		if c.cfg.MaxRetries == 0 {
+			break
+		}
+		asked, hasRetryAfter := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		elapsed := time.Since(info.start)
+		if resp.StatusCode == http.StatusTooManyRequests {
+			info.rateLimited++
+		}
+		budget := c.retryBudget(resp.StatusCode)
+		// A wait longer than what is left fails at once, naming the wait; a budget
+		// already spent ends in the status itself ("kept answering 429").
+		if left := budget - elapsed; hasRetryAfter && left > 0 && asked > left &&
+			(resp.StatusCode != http.StatusServiceUnavailable || withinCount) {
+			return false, &RetryAfterError{Wait: asked, Left: max(budget-elapsed, 0), Status: resp.StatusCode}
+		}
+		if resp.StatusCode == http.StatusTooManyRequests {
+			// Every request of this client waits with this one: at high parallelism a
+			// rate limit is met by all of them at once.
+			c.gate.pause(min(asked, maxRetryAfterWait))
+			retry = elapsed+min(asked, maxRetryAfterWait) <= budget
+		} else {
+			retry = withinCount
+		}
+	case http.StatusBadGateway, http.StatusGatewayTimeout:
+		retry = safe && withinCount
+	}
+	if retry {
+		logDebug(ctx, "retrying after a transient answer", map[string]any{
+			"status": resp.StatusCode, "retry_after": resp.Header.Get("Retry-After"), "attempt": attempt,
+		})
+	}
+	return retry, nil
+}
+
+// retryBudget is how long one call may spend retrying answers of this status: the
+// rate-limit budget for 429, and for 503 the time max_retries waits of the
+// longest kind take.
+func (c *Client) retryBudget(status int) time.Duration {
+	if status == http.StatusTooManyRequests {
+		return rateLimitBudget
+	}
+	return time.Duration(c.cfg.MaxRetries) * maxRetryAfterWait
+}
+
+// transient reports whether a transport error may go away on its own.
+func transient(err error) bool {
+	var recordHeader tls.RecordHeaderError
+	switch {
+	case isCertificateError(err), tlsAlert(err) != "", errors.As(err, &recordHeader), errors.Is(err, errAnswerTooLarge):
+		return false
+	case strings.Contains(err.Error(), "unsupported protocol scheme"),
+		strings.Contains(err.Error(), "stopped after"): // too many redirects
+		return false
+	}
+	return true
+}
+
+// backoff waits as the server asks with Retry-After on 429 and 503, and
+// otherwise exponentially from min to max with jitter (half to full delay).
+func backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
+	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
+		if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+			return min(d, maxRetryAfterWait)
+		}
+	}
+	d := maxWait
+	if attempt < 30 {
+		if e := minWait << attempt; e > 0 && e < maxWait {
+			d = e
+		}
+	}
+	half := d / 2
+	return half + rand.N(d-half+1)
+}
+
+// parseRetryAfter reads a Retry-After value in seconds or as an HTTP date.
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if s, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if s < 0 {
+			return 0, false
+		}
+		return time.Duration(s) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d, true
+		}
+		return 0, true
+	}
+	return 0, false
+}
+
+// beforeAttempt runs before every attempt: it records the attempt number and waits
+// while the client is paused by a rate limit.
+func (c *Client) beforeAttempt(_ retryablehttp.Logger, req *http.Request, i int) {
+	c.gate.wait(req.Context())
+	if info := attemptFrom(req.Context()); info != nil {
+		info.attempt = i + 1
+		info.sent = time.Now()
+	}
+}
+
+// rateGate holds back every request of a client after a 429, until the wait the
+// platform asked for has passed; the requests then resume spread over one such wait
+// instead of all at once. From the first 429 that asks for a wait on, it also paces the
+// attempts at a rate learned from the platform: the attempts it let through in the second before the 429,
+// less a fifth; each later 429 (at most one a second) takes a fifth off, each second
+// without one adds one attempt a second. At high parallelism a rate limit is then met
+// by attempts spaced below it, instead of bursts that are refused and paused. The pace
+// ends paceMemory after the last 429.
+type rateGate struct {
+	mu     sync.Mutex
+	until  time.Time
+	spread time.Duration
+
+	recent    []time.Time // attempts let through in the last second
+	rate      float64     // attempts a second while pacing (0: not pacing)
+	next      time.Time   // the next attempt's slot while pacing
+	last429   time.Time   // the latest 429 that changed the rate
+	lastRaise time.Time   // when the rate last grew
+}
+
+// paceMemory is how long the gate paces attempts after the last 429.
+const paceMemory = 30 * time.Second
+
+// pause holds requests back for d from now (or longer, if already paused longer), and
+// learns the rate the platform allows.
+func (g *rateGate) pause(d time.Duration) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := time.Now()
+	if until := now.Add(d); until.After(g.until) {
+		g.until = until
+	}
+	g.spread = max(d, 100*time.Millisecond)
+	switch {
+	case d <= 0:
+		return // no wait asked for: no rate to learn
+	case g.rate == 0:
+		g.prune(now)
+		g.rate = max(1, 0.8*float64(len(g.recent)))
+	case now.Sub(g.last429) >= time.Second:
+		g.rate = max(1, 0.8*g.rate)
+	default:
+		return // the same burst
+	}
+	g.last429, g.lastRaise = now, now
+}
+
+// prune drops the attempts older than a second. Called with g.mu held.
+func (g *rateGate) prune(now time.Time) {
+	i := 0
+	for i < len(g.recent) && now.Sub(g.recent[i]) > time.Second {
+		i++
+	}
+	g.recent = g.recent[i:]
+}
+
+// wait blocks while the gate is paused (then for a random part of the spread), and
+// while pacing until the attempt's slot.
+func (g *rateGate) wait(ctx context.Context) {
+	g.mu.Lock()
+	now := time.Now()
+	left := g.until.Sub(now)
+	spread := g.spread
+	var slot time.Time
+	if g.rate > 0 && now.Sub(g.last429) > paceMemory {
+		g.rate = 0 // the limit was not met for a while: stop pacing
+	}
+	if g.rate > 0 {
+		for now.Sub(g.lastRaise) >= time.Second {
+			g.rate++
+			g.lastRaise = g.lastRaise.Add(time.Second)
+		}
+		slot = now.Add(max(left, 0))
+		if g.next.After(slot) {
+			slot = g.next
+		}
+		g.next = slot.Add(time.Duration(float64(time.Second) / g.rate))
+	} else {
+		g.prune(now)
+		g.recent = append(g.recent, now)
+	}
+	g.mu.Unlock()
+	switch {
+	case !slot.IsZero():
+		_ = sleepCtx(ctx, time.Until(slot))
+	case left > 0:
+		_ = sleepCtx(ctx, left+rand.N(spread))
+	}
+}

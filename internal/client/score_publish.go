@@ -1,0 +1,209 @@
+package client
+
+// Publishing a score, and finding out what became of a publish whose answer was lost.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// PublishScore publishes a score. A request whose outcome is unknown (no clean
+// answer, or a 2xx that is not the platform's) is never repeated blindly: the
+// platform is searched for the score this request can have created (see
+// recoverPublish). Found, it is returned with Recovered saying so; certainly not
+// created, the publish is sent again (max_retries times); otherwise the error says
+// what was found. A conflict (409) on an alias fails unless it follows such an
+// unknown outcome and the alias holds a score this run can have created.
+func (c *Client) PublishScore(ctx context.Context, in PublishScoreInput) (*Score, error) {
+	// A listing read before the publish no longer tells the truth; nor does one
+	// read while it is on the wire, so the refresh is reset before and after.
+	c.refresh.invalidate()
+	defer c.refresh.invalidate()
+	base, err := c.PublishingURL()
+	if err != nil {
+		return nil, err
+	}
+	if in.ScoreURL == "" {
+		return nil, errors.New("publishing score: no score URL given")
+	}
+	body := map[string]any{
+		"scoreUrl": in.ScoreURL,
+		"options":  map[string]any{"transpose": in.Transpose},
+	}
+	if in.Alias != "" {
+		body["scoreId"] = in.Alias
+	}
+	ctx = c.logContext(ctx)
+
+	// firstSent is when the first request that may have acted was sent: a score this
+	// run created cannot be older.
+	var firstSent time.Time
+	for attempt := 0; ; attempt++ {
+		var out *Score
+		req := &request{
+			method: http.MethodPost, url: base + "/scores", body: body, auth: authPlatform,
+			outcomeDetail: "the score may have been created", wrapper: "score",
+		}
+		sent := time.Now()
+		resp, err := c.do(ctx, req, &out)
+		if err == nil && (out == nil || out.ID == "") {
+			// The platform accepted the request (2xx) but its answer does not say
+			// which score it created: as good as no answer.
+			err = req.unknownOutcome(pathOf(resp.url), errors.New("the answer holds no score"))
+		}
+		switch {
+		case err == nil:
+			c.renders.published()
+			return c.completePublished(ctx, out, in), nil
+
+		case IsUnknownOutcome(err) && ctx.Err() == nil:
+			if firstSent.IsZero() {
+				firstSent = sent
+			}
+			s, rerr := c.recoverPublish(ctx, in, firstSent, err)
+			switch {
+			case rerr != nil:
+				return nil, rerr
+			case s != nil:
+				logDebug(ctx, "publish outcome was unknown; found the score it created", map[string]any{"attempt": attempt + 1})
+				return s, nil
+			case attempt >= c.cfg.MaxRetries:
+				return nil, err
+			}
+			logDebug(ctx, "publish outcome was unknown and it created no score; publishing again", map[string]any{"attempt": attempt + 1})
+			if werr := sleepCtx(ctx, backoff(c.cfg.RetryWaitMin, c.cfg.RetryWaitMax, attempt, nil)); werr != nil {
+				return nil, err
+			}
+
+		case IsConflict(err) && !firstSent.IsZero():
+			// An earlier attempt may have created the score after all.
+			if s, rerr := c.recoverPublish(ctx, in, firstSent, err); rerr == nil && s != nil {
+				return s, nil
+			}
+			return nil, err
+
+		default:
+			// The platform always serves POST /scores: a 404 means the address is wrong.
+			return nil, c.addressError(c.publishingSetting(), base, "/scores", err)
+		}
+	}
+}
+
+// completePublished returns the score a publish answered, read back when the answer
+// lacks a field the state needs (its scoreUrl, status or creation time): the
+// specification shows no response body, and a platform may answer only the new
+// score's id. Should the read fail, the fields are taken from what was published
+// (a new score is pending), and the next refresh reads the rest.
+func (c *Client) completePublished(ctx context.Context, s *Score, in PublishScoreInput) *Score {
+	if s.ScoreURL != "" && s.Status != "" && !s.CreatedAt.IsZero() {
+		return s
+	}
+	c.warnFallback(ctx, "publish-answer", "the platform's answer to a publish lacks fields the state needs (scoreUrl, "+
+		"status or createdAt); the provider reads each published score back", nil)
+	if full, err := c.GetScore(ctx, s.ID); err == nil && full.ID == s.ID {
+		return full
+	} else if err != nil {
+		logDebug(ctx, "reading a published score back failed; taking its fields from the request", map[string]any{"error": err.Error()})
+	}
+	if s.ScoreURL == "" {
+		s.ScoreURL = in.ScoreURL
+	}
+	if s.Alias == "" {
+		s.Alias = in.Alias
+	}
+	if s.Status == "" {
+		s.Status = ScoreStatusPending
+	}
+	s.Transpose = in.Transpose
+	return s
+}
+
+// recoverPublish looks for the score that a publish of in, first sent at sent (this
+// machine's clock), can have created although no answer said so (cause). It returns
+// the score (with Recovered set), or nil when the request certainly created none, or
+// an error.
+//
+// A score counts only when it was created no earlier than the request was sent,
+// judged on the platform's clock (PlatformTime) with ClockTolerance: another
+// configuration may hold a score of the same alias or address, created before, and
+// adopting it would give one score to two states. With an alias, the score under the
+// alias must also have the same scoreUrl; an older one, or one of another scoreUrl,
+// is the conflict the platform's 409 would have reported. Without an alias, the
+// scores of that scoreUrl are listed: exactly one new one is adopted, several are an
+// error that lists them.
+func (c *Client) recoverPublish(ctx context.Context, in PublishScoreInput, sent time.Time, cause error) (*Score, error) {
+	since := func() time.Time {
+		t, _ := c.PlatformTime(sent) // after the look-up, whose answer set the clock
+		return t.Add(-ClockTolerance)
+	}
+	if in.Alias != "" {
+		s, err := c.GetScore(ctx, in.Alias)
+		switch {
+		case IsNotFound(err):
+			return nil, nil
+		case err != nil:
+			return nil, fmt.Errorf("publishing score with alias %q: %w (and looking the alias up failed: %w)", in.Alias, cause, err)
+		case s.ScoreURL != in.ScoreURL:
+			return nil, aliasConflict(in.Alias, fmt.Sprintf("is already used by score %s with another scoreUrl", s.ID))
+		case s.CreatedAt.Before(since()):
+			return nil, aliasConflict(in.Alias, fmt.Sprintf("is already used by score %s, published at %s, before this "+
+				"publish was sent (%s on the platform's clock): another configuration or an earlier run manages it",
+				s.ID, s.CreatedAt.Format(time.RFC3339), since().Add(ClockTolerance).Format(time.RFC3339)))
+		}
+		s.Recovered = fmt.Sprintf("found under its alias %q after %v", in.Alias, cause)
+		return s, nil
+	}
+	var found []*Score
+	for s, err := range c.AllScores(ctx, ScoreCriteria{ScoreURL: in.ScoreURL}, 0, 0) {
+		if err != nil {
+			return nil, fmt.Errorf("%w (and looking for the score by its scoreUrl failed: %w)", cause, err)
+		}
+		if s.ScoreURL == in.ScoreURL && s.Alias == "" && s.Transpose == in.Transpose && !s.CreatedAt.Before(since()) {
+			found = append(found, s)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, nil
+	case 1:
+		found[0].Recovered = fmt.Sprintf("found by its scoreUrl, the only score of that address created since the publish "+
+			"was sent, after %v", cause)
+		return found[0], nil
+	}
+	ids := make([]string, len(found))
+	for i, s := range found {
+		ids[i] = s.ID
+	}
+	return nil, &AmbiguousPublishError{ScoreURL: in.ScoreURL, IDs: ids, Err: cause}
+}
+
+// aliasConflict is the 409 the platform answers for an alias in use.
+func aliasConflict(alias, detail string) *APIError {
+	return &APIError{
+		Status: http.StatusConflict, Code: "publishing/CONFLICT",
+		Message: fmt.Sprintf("alias %q %s", alias, detail), Method: http.MethodPost, Path: "/scores",
+	}
+}
+
+// AmbiguousPublishError is a publish whose answer was lost, after which several
+// scores of its scoreUrl were found created since it was sent: any of them may be
+// the one it created.
+type AmbiguousPublishError struct {
+	ScoreURL string
+	// IDs are the UUIDs of the scores found.
+	IDs []string
+	Err error
+}
+
+// Error lists the scores found.
+func (e *AmbiguousPublishError) Error() string {
+	return fmt.Sprintf("the publish got no usable answer (%v), and %d scores of this scoreUrl were created since it was "+
+		"sent: %s. Import the one this configuration manages and delete the others", e.Err, len(e.IDs), strings.Join(e.IDs, ", "))
+}
+
+// Unwrap returns the error of the publish.
+func (e *AmbiguousPublishError) Unwrap() error { return e.Err }
