@@ -220,3 +220,46 @@ func TestConformanceExternalAuth(t *testing.T) {
 		equalDoc(t, "GET", get(t), `{"domainName": "OTHER", "externalAuthenticationEnabled": true}`)
 	})
 }
+
+// TestConformanceSettingsReadings: the program serves the readings of the settings
+// answers (-reading), as WIRE.md describes them.
+func TestConformanceSettingsReadings(t *testing.T) {
+	t.Parallel()
+	doc := map[string]any{"domainName": "CORP", "externalAuthenticationEnabled": false,
+		"server0": "dc1.corp.example", "port0": "389", "enabled0": false}
+	for _, tc := range []struct {
+		reading string
+		check   func(t *testing.T, got map[string]any)
+	}{
+		{"allServerSlots", func(t *testing.T, got map[string]any) {
+			if len(got) != 2+3*8 || got["server0"] != "dc1.corp.example" || got["server7"] != "" || got["port7"] != "" || got["enabled7"] != false {
+				t.Errorf("settings %v, want all eight slots, the unused ones empty", got)
+			}
+		}},
+		{"omitEmptyAdminMembers", func(t *testing.T, got map[string]any) {
+			if len(got) != 3 || got["domainName"] != "CORP" || got["server0"] != "dc1.corp.example" || got["port0"] != "389" {
+				t.Errorf("settings %v, want no member whose value is false, zero or empty", got)
+			}
+		}},
+		{"settingsExtraFields", func(t *testing.T, got map[string]any) {
+			// The PUT left out the start's members beyond the contract's: they are gone.
+			if len(got) != 5 || got["searchBase"] != nil {
+				t.Errorf("settings %v, want those of the PUT alone", got)
+			}
+		}},
+	} {
+		t.Run(tc.reading, func(t *testing.T) {
+			t.Parallel()
+			e := startEmulator(t, "-reading", tc.reading)
+			tok := e.adminLogin(t, "admin", "admin-secret")
+			u := e.AdminURL + "/externalauth"
+			if tc.reading == "settingsExtraFields" {
+				if got := e.do(t, http.MethodGet, u, nil, adminToken(tok)...).want(t, http.StatusOK).obj(t); got["searchBase"] != "dc=corp,dc=example" {
+					t.Errorf("start settings %v, want searchBase among them", got)
+				}
+			}
+			e.do(t, http.MethodPut, u, doc, adminToken(tok)...).want(t, http.StatusOK)
+			tc.check(t, e.do(t, http.MethodGet, u, nil, adminToken(tok)...).want(t, http.StatusOK).obj(t))
+		})
+	}
+}

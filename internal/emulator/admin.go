@@ -46,6 +46,18 @@ type adminState struct {
 	domain   string
 	enabled  bool
 	servers  []serverSet
+	// extra are the settings' members that the contract does not name, served only
+	// under the reading settingsExtraFields.
+	extra map[string]json.RawMessage
+}
+
+// initialExtraSettings are the members beyond the contract's that a platform of the
+// reading settingsExtraFields starts with.
+func initialExtraSettings() map[string]json.RawMessage {
+	return map[string]json.RawMessage{
+		"searchBase":            json.RawMessage(`"dc=corp,dc=example"`),
+		"connectTimeoutSeconds": json.RawMessage(`30`),
+	}
 }
 
 // now is the admin API's current time.
@@ -63,6 +75,7 @@ func (a *adminState) reset() {
 	a.domain = ""
 	a.enabled = false
 	a.servers = nil
+	a.extra = initialExtraSettings()
 }
 
 func (a *adminState) alive(s *session, now time.Time) bool {
@@ -148,7 +161,7 @@ func (e *Emulator) handleAdminLogin(w http.ResponseWriter, r *http.Request) {
 	case readings.JSONStringLoginToken:
 		writeJSON(w, http.StatusOK, token)
 	default:
-		writeJSON(w, http.StatusOK, map[string]any{"token": token, "user": u.Name})
+		e.adminJSON(w, http.StatusOK, map[string]any{"token": token, "user": u.Name})
 	}
 }
 
@@ -183,14 +196,14 @@ func (e *Emulator) handleCheckSession(w http.ResponseWriter, _ *http.Request, _ 
 	e.admin.mu.Lock()
 	expiresAt := s.lastUsed.Add(e.admin.idle)
 	e.admin.mu.Unlock()
-	writeJSON(w, http.StatusOK, map[string]any{"valid": true, "user": s.user.Name, "expiresAt": formatTime(expiresAt)})
+	e.adminJSON(w, http.StatusOK, map[string]any{"valid": true, "user": s.user.Name, "expiresAt": formatTime(expiresAt)})
 }
 
 func (e *Emulator) handleLogout(w http.ResponseWriter, _ *http.Request, _ string, s *session) {
 	e.admin.mu.Lock()
 	s.dead = true
 	e.admin.mu.Unlock()
-	writeJSON(w, http.StatusOK, map[string]any{"loggedOut": true})
+	e.adminJSON(w, http.StatusOK, map[string]any{"loggedOut": true})
 }
 
 func forbiddenSettings(w http.ResponseWriter, s *session) bool {
@@ -206,15 +219,49 @@ func (e *Emulator) handleGetExternalAuth(w http.ResponseWriter, _ *http.Request,
 	if forbiddenSettings(w, s) {
 		return
 	}
-	writeJSON(w, http.StatusOK, e.settingsDocument())
+	e.adminJSON(w, http.StatusOK, e.settingsDocument())
+}
+
+// adminJSON writes an answer of the administrator API; under the reading
+// omitEmptyAdminMembers without its members whose value is false, zero or empty.
+func (e *Emulator) adminJSON(w http.ResponseWriter, status int, doc map[string]any) {
+	if e.readings().OmitEmptyAdminMembers {
+		for k, v := range doc {
+			switch v := v.(type) {
+			case nil:
+				delete(doc, k)
+			case bool:
+				if !v {
+					delete(doc, k)
+				}
+			case string:
+				if v == "" {
+					delete(doc, k)
+				}
+			case json.RawMessage:
+				switch string(bytes.TrimSpace(v)) {
+				case "null", "false", "0", `""`:
+					delete(doc, k)
+				}
+			}
+		}
+	}
+	writeJSON(w, status, doc)
 }
 
 // settingsDocument renders the stored settings: the two required fields and exactly
-// the stored server sets.
+// the stored server sets (under allServerSlots every slot, the unused ones empty;
+// under settingsExtraFields the members beyond the contract's too).
 func (e *Emulator) settingsDocument() map[string]any {
+	readings := e.readings()
 	e.admin.mu.Lock()
 	defer e.admin.mu.Unlock()
 	doc := map[string]any{"domainName": e.admin.domain, "externalAuthenticationEnabled": e.admin.enabled}
+	if readings.SettingsExtraFields {
+		for k, v := range e.admin.extra {
+			doc[k] = v
+		}
+	}
 	for i, set := range e.admin.servers {
 		n := strconv.Itoa(i)
 		doc["server"+n] = set.Server
@@ -222,6 +269,12 @@ func (e *Emulator) settingsDocument() map[string]any {
 			doc["port"+n] = *set.Port
 		}
 		doc["enabled"+n] = set.Enabled
+	}
+	if readings.AllServerSlots {
+		for i := len(e.admin.servers); i < maxServerSets; i++ {
+			n := strconv.Itoa(i)
+			doc["server"+n], doc["port"+n], doc["enabled"+n] = "", "", false
+		}
 	}
 	return doc
 }
@@ -240,6 +293,18 @@ func (e *Emulator) handlePutExternalAuth(w http.ResponseWriter, r *http.Request,
 		badArgument(w, "admin", "body", "the body must be a JSON object")
 		return
 	}
+	readings := e.readings()
+	if readings.AllServerSlots {
+		// A platform that lists empty slots takes them back as empty.
+		for n := range maxServerSets {
+			num := strconv.Itoa(n)
+			if raw, ok := doc["server"+num]; ok && string(bytes.TrimSpace(raw)) == `""` {
+				delete(doc, "server"+num)
+				delete(doc, "port"+num)
+				delete(doc, "enabled"+num)
+			}
+		}
+	}
 	domain, enabled, field, msg := parseSettings(doc)
 	if field != "" {
 		badArgument(w, "admin", field, msg)
@@ -252,12 +317,21 @@ func (e *Emulator) handlePutExternalAuth(w http.ResponseWriter, r *http.Request,
 	}
 	e.admin.mu.Lock()
 	e.admin.domain, e.admin.enabled, e.admin.servers = domain, enabled, servers
+	if readings.SettingsExtraFields {
+		// The whole document is replaced: the members beyond the contract's too.
+		e.admin.extra = map[string]json.RawMessage{}
+		for k, v := range doc {
+			if k != "domainName" && k != "externalAuthenticationEnabled" && !numberedField.MatchString(k) {
+				e.admin.extra[k] = v
+			}
+		}
+	}
 	e.admin.mu.Unlock()
-	if e.readings().EmptySettingsAnswer {
+	if readings.EmptySettingsAnswer {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	writeJSON(w, http.StatusOK, e.settingsDocument())
+	e.adminJSON(w, http.StatusOK, e.settingsDocument())
 }
 
 // parseSettings checks the two required fields; on failure it returns the field and

@@ -4,6 +4,9 @@ package emulator
 // Shared helpers (emuTester and friends) are in helpers_test.go.
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -351,4 +354,72 @@ func TestAdminUnknownRoutes(t *testing.T) {
 	et.admin(http.MethodGet, "/nothing", token, nil).wantProblem(t, http.StatusNotFound, "admin/NOT_FOUND", "")
 	// The admin API lives under the version-1 segment only.
 	et.do(http.MethodPost, "/login", nil, nil).wantStatus(t, http.StatusNotFound)
+}
+
+// TestAdminSettingsReadings: the readings of the settings answers that the contract
+// leaves open (their fields are not shown) answer as WIRE.md says.
+func TestAdminSettingsReadings(t *testing.T) {
+	t.Parallel()
+	put := `{"domainName": "CORP", "externalAuthenticationEnabled": false,
+		"server0": "dc1", "port0": "389", "enabled0": true, "server1": "dc2", "enabled1": false}`
+	t.Run("allServerSlots", func(t *testing.T) {
+		t.Parallel()
+		et := newEmuTester(t, Options{})
+		et.withReadings("allServerSlots")
+		token := et.adminLogin("admin", "admin-secret")
+		want := map[string]any{"domainName": "CORP", "externalAuthenticationEnabled": false,
+			"server0": "dc1", "port0": "389", "enabled0": true, "server1": "dc2", "enabled1": false}
+		for n := 2; n < 8; n++ {
+			want[fmt.Sprint("server", n)], want[fmt.Sprint("port", n)], want[fmt.Sprint("enabled", n)] = "", "", false
+		}
+		got := et.admin(http.MethodPut, "/externalauth", token, strings.NewReader(put)).wantJSON(t, http.StatusOK, "application/json")
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("PUT returned %v, want %v", got, want)
+		}
+		// Its own answer, empty slots and all, is a document it takes back.
+		back, _ := json.Marshal(got)
+		got = et.admin(http.MethodPut, "/externalauth", token, bytes.NewReader(back)).wantJSON(t, http.StatusOK, "application/json")
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("PUT of the answer returned %v, want %v", got, want)
+		}
+	})
+	t.Run("omitEmptyAdminMembers", func(t *testing.T) {
+		t.Parallel()
+		et := newEmuTester(t, Options{})
+		et.withReadings("omitEmptyAdminMembers")
+		token := et.adminLogin("admin", "admin-secret")
+		if got := et.admin(http.MethodGet, "/externalauth", token, nil).wantJSON(t, http.StatusOK, "application/json"); len(got) != 0 {
+			t.Errorf("initial settings = %v, want {}", got)
+		}
+		want := map[string]any{"domainName": "CORP", "server0": "dc1", "port0": "389", "enabled0": true, "server1": "dc2"}
+		got := et.admin(http.MethodPut, "/externalauth", token, strings.NewReader(put)).wantJSON(t, http.StatusOK, "application/json")
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("PUT returned %v, want %v", got, want)
+		}
+		if got := et.admin(http.MethodGet, "/externalauth", token, nil).wantJSON(t, http.StatusOK, "application/json"); !reflect.DeepEqual(got, want) {
+			t.Errorf("GET returned %v, want %v", got, want)
+		}
+	})
+	t.Run("settingsExtraFields", func(t *testing.T) {
+		t.Parallel()
+		et := newEmuTester(t, Options{})
+		token := et.adminLogin("admin", "admin-secret")
+		// Off, the emulator ignores unknown members, as the contract says.
+		et.admin(http.MethodPut, "/externalauth", token, strings.NewReader(`{"domainName": "CORP",
+			"externalAuthenticationEnabled": true, "searchBase": "ignored"}`)).wantStatus(t, http.StatusOK)
+		et.withReadings("settingsExtraFields")
+		got := et.admin(http.MethodGet, "/externalauth", token, nil).wantJSON(t, http.StatusOK, "application/json")
+		want := map[string]any{"domainName": "CORP", "externalAuthenticationEnabled": true,
+			"searchBase": "dc=corp,dc=example", "connectTimeoutSeconds": float64(30)}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("GET returned %v, want %v", got, want)
+		}
+		// A PUT replaces them with what it sends.
+		got = et.admin(http.MethodPut, "/externalauth", token, strings.NewReader(`{"domainName": "CORP",
+			"externalAuthenticationEnabled": true, "searchBase": "ou=people", "server01": "x"}`)).wantJSON(t, http.StatusOK, "application/json")
+		want = map[string]any{"domainName": "CORP", "externalAuthenticationEnabled": true, "searchBase": "ou=people", "server01": "x"}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("PUT returned %v, want %v", got, want)
+		}
+	})
 }

@@ -76,6 +76,18 @@ type Readings struct {
 	// EmptySettingsAnswer: PUT /externalauth answers 204 with no body ("Response
 	// bodies of the administrator endpoints: not shown").
 	EmptySettingsAnswer bool `json:"emptySettingsAnswer"`
+	// AllServerSlots: the settings answers list all eight server slots, the unused ones
+	// as "serverN": "", "portN": "", "enabledN": false (the fields GET returns are not
+	// shown).
+	AllServerSlots bool `json:"allServerSlots"`
+	// OmitEmptyAdminMembers: the administrator API's answers leave out every member
+	// whose value is false, zero or empty (Go's omitempty, protojson without
+	// EmitDefaultValues): a disabled server has no enabledN.
+	OmitEmptyAdminMembers bool `json:"omitEmptyAdminMembers"`
+	// SettingsExtraFields: the settings carry members the contract does not name
+	// (searchBase, connectTimeoutSeconds): GET answers them, and a PUT replaces them with
+	// the unknown members it sends, removing those it leaves out.
+	SettingsExtraFields bool `json:"settingsExtraFields"`
 }
 
 // readingFields are the Readings' fields by JSON name, in declaration order.
