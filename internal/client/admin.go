@@ -34,6 +34,12 @@ type ExternalAuthentication struct {
 	Servers []AuthServer
 	// Raw is the document as the API returned it (ignored when writing).
 	Raw json.RawMessage
+	// Extra are the members of the document that this client does not model (any
+	// but domainName, externalAuthenticationEnabled and the numbered serverN, portN,
+	// enabledN), as the API returned them. A PUT replaces the whole document, so they
+	// are written back as they are: send the Extra of a fresh read to keep what
+	// another client set. Nil when there are none.
+	Extra map[string]json.RawMessage
 }
 
 // AuthServer is one external authentication server.
@@ -42,7 +48,8 @@ type AuthServer struct {
 	Address string
 	// Port is the TCP port (portN, a decimal string on the wire).
 	Port int
-	// Enabled switches the entry on or off (enabledN; true when absent).
+	// Enabled switches the entry on or off (enabledN; always written, and read as
+	// false when the platform leaves it out).
 	Enabled bool
 }
 
@@ -182,12 +189,17 @@ func (c *Client) PutExternalAuthentication(ctx context.Context, s ExternalAuthen
 	return parseExternalAuthentication(resp.body)
 }
 
-// document returns the wire form with numbered server sets.
+// document returns the wire form with numbered server sets, and the members the
+// client does not model as they were read.
 func (s ExternalAuthentication) document() map[string]any {
-	doc := map[string]any{
-		"domainName":                    s.DomainName,
-		"externalAuthenticationEnabled": s.Enabled,
+	doc := map[string]any{}
+	for k, v := range s.Extra {
+		if !modelledSettingsMember(k) {
+			doc[k] = v
+		}
 	}
+	doc["domainName"] = s.DomainName
+	doc["externalAuthenticationEnabled"] = s.Enabled
 	for i, srv := range s.Servers {
 		n := strconv.Itoa(i)
 		doc["server"+n] = srv.Address
@@ -197,57 +209,101 @@ func (s ExternalAuthentication) document() map[string]any {
 	return doc
 }
 
-var serverKey = regexp.MustCompile(`^server(0|[1-9][0-9]*)$`)
+// numberedMember matches the members of a server set; the number has no leading
+// zero (a platform's "server01" is a member the client does not model).
+var numberedMember = regexp.MustCompile(`^(server|port|enabled)(0|[1-9][0-9]*)$`)
 
-// parseExternalAuthentication reads the settings document. Server sets are
-// collected by number, so a document with gaps still yields every server.
+// modelledSettingsMember reports whether the client reads and writes the member k of
+// the settings document itself.
+func modelledSettingsMember(k string) bool {
+	return k == "domainName" || k == "externalAuthenticationEnabled" || numberedMember.MatchString(k)
+}
+
+// parseExternalAuthentication reads the settings document. A member that is absent,
+// null or empty ("") holds its type's zero value, as the platforms that leave out
+// default values (omitempty, protojson) or list every slot write them: an absent
+// enabledN is false, and a set whose serverN is empty is no server, wherever it stands.
+// Server sets are collected by number, so a document with gaps still yields every
+// server.
 func parseExternalAuthentication(body []byte) (*ExternalAuthentication, error) {
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(body, &doc); err != nil {
 		return nil, fmt.Errorf("decoding external authentication settings: %w", err)
 	}
 	s := &ExternalAuthentication{Raw: json.RawMessage(body)}
-	if v, ok := doc["domainName"]; ok {
-		if err := json.Unmarshal(v, &s.DomainName); err != nil {
-			return nil, fmt.Errorf("decoding domainName: %w", err)
-		}
+	if err := zeroOrString(doc, "domainName", &s.DomainName); err != nil {
+		return nil, err
 	}
-	if v, ok := doc["externalAuthenticationEnabled"]; ok {
-		if err := json.Unmarshal(v, &s.Enabled); err != nil {
-			return nil, fmt.Errorf("decoding externalAuthenticationEnabled: %w", err)
-		}
+	if err := zeroOrBool(doc, "externalAuthenticationEnabled", &s.Enabled); err != nil {
+		return nil, err
 	}
 	var numbers []int
-	for k := range doc {
-		if m := serverKey.FindStringSubmatch(k); m != nil {
-			n, err := strconv.Atoi(m[1])
-			if err == nil {
-				numbers = append(numbers, n)
+	for k, v := range doc {
+		m := numberedMember.FindStringSubmatch(k)
+		if m == nil {
+			if !modelledSettingsMember(k) {
+				if s.Extra == nil {
+					s.Extra = map[string]json.RawMessage{}
+				}
+				s.Extra[k] = v
 			}
+			continue
+		}
+		if n, err := strconv.Atoi(m[2]); err == nil && m[1] == "server" {
+			numbers = append(numbers, n)
 		}
 	}
 	sort.Ints(numbers)
 	for _, n := range numbers {
 		idx := strconv.Itoa(n)
-		srv := AuthServer{Enabled: true}
-		if err := json.Unmarshal(doc["server"+idx], &srv.Address); err != nil {
-			return nil, fmt.Errorf("decoding server%s: %w", idx, err)
+		var srv AuthServer
+		if err := zeroOrString(doc, "server"+idx, &srv.Address); err != nil {
+			return nil, err
 		}
-		if v, ok := doc["port"+idx]; ok && string(v) != "null" {
+		if srv.Address == "" {
+			continue // an empty slot
+		}
+		if v, ok := doc["port"+idx]; ok && !zeroMember(v) {
 			port, err := parsePort(v)
 			if err != nil {
 				return nil, fmt.Errorf("decoding port%s: %w", idx, err)
 			}
 			srv.Port = port
 		}
-		if v, ok := doc["enabled"+idx]; ok && string(v) != "null" {
-			if err := json.Unmarshal(v, &srv.Enabled); err != nil {
-				return nil, fmt.Errorf("decoding enabled%s: %w", idx, err)
-			}
+		if err := zeroOrBool(doc, "enabled"+idx, &srv.Enabled); err != nil {
+			return nil, err
 		}
 		s.Servers = append(s.Servers, srv)
 	}
 	return s, nil
+}
+
+// zeroMember reports whether a member's value is null or the empty string, both of
+// which stand for the zero value of the member's type.
+func zeroMember(v json.RawMessage) bool {
+	t := string(bytes.TrimSpace(v))
+	return t == "null" || t == `""`
+}
+
+// zeroOrString reads the string member k of doc into dst; absent, null or "" is "".
+func zeroOrString(doc map[string]json.RawMessage, k string, dst *string) error {
+	if v, ok := doc[k]; ok && !zeroMember(v) {
+		if err := json.Unmarshal(v, dst); err != nil {
+			return fmt.Errorf("decoding %s: %w", k, err)
+		}
+	}
+	return nil
+}
+
+// zeroOrBool reads the boolean member k of doc into dst; absent, null or "" is false.
+func zeroOrBool(doc map[string]json.RawMessage, k string, dst *bool) error {
+	*dst = false
+	if v, ok := doc[k]; ok && !zeroMember(v) {
+		if err := json.Unmarshal(v, dst); err != nil {
+			return fmt.Errorf("decoding %s: %w", k, err)
+		}
+	}
+	return nil
 }
 
 // parsePort accepts a port as a decimal string (the wire form) or a number.

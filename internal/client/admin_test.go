@@ -36,7 +36,8 @@ func TestAdminLoginFailureIsNotRetried(t *testing.T) {
 func TestExternalAuthenticationMapping(t *testing.T) {
 	t.Parallel()
 	s, err := parseExternalAuthentication([]byte(`{"domainName":"CORP","externalAuthenticationEnabled":true,
-	  "server0":"dc1","port0":"389","server1":"dc2","port1":"636","enabled1":false,"server10":"dc11","port10":636}`))
+	  "server0":"dc1","port0":"389","enabled0":true,"server1":"dc2","port1":"636","enabled1":false,
+	  "server10":"dc11","port10":636,"enabled10":true}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,6 +48,116 @@ func TestExternalAuthenticationMapping(t *testing.T) {
 	doc := ExternalAuthentication{DomainName: "D", Servers: []AuthServer{{"a", 1, true}, {"b", 65535, false}}}.document()
 	b, _ := json.Marshal(doc)
 	if string(b) != `{"domainName":"D","enabled0":true,"enabled1":false,"externalAuthenticationEnabled":false,"port0":"1","port1":"65535","server0":"a","server1":"b"}` {
+		t.Errorf("document %s", b)
+	}
+}
+
+// TestSettingsWithEveryServerSlot: a platform that lists all eight server slots, the
+// unused ones empty, holds only the servers it was given (an empty slot is no server).
+func TestSettingsWithEveryServerSlot(t *testing.T) {
+	t.Parallel()
+	env, c := readingEnv(t, "allServerSlots")
+	want := []AuthServer{{"dc1.corp.example", 636, true}}
+	put, err := c.PutExternalAuthentication(env.ctx, ExternalAuthentication{DomainName: "CORP", Enabled: true, Servers: want})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.GetExternalAuthentication(env.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, s := range map[string]*ExternalAuthentication{"the PUT's answer": put, "a GET": got} {
+		if fmt.Sprint(s.Servers) != fmt.Sprint(want) {
+			t.Errorf("%s: servers %v, want %v", what, s.Servers, want)
+		}
+		if len(s.Extra) != 0 {
+			t.Errorf("%s: the empty slots are taken for members the client does not model: %v", what, s.Extra)
+		}
+	}
+}
+
+// TestSettingsWithoutEmptyMembers: an answer that leaves out the members whose value
+// is false, zero or empty (omitempty, protojson) reads as those values: a disabled
+// server stays disabled, settings switched off stay off.
+func TestSettingsWithoutEmptyMembers(t *testing.T) {
+	t.Parallel()
+	env, c := readingEnv(t, "omitEmptyAdminMembers")
+	want := ExternalAuthentication{DomainName: "CORP", Enabled: false,
+		Servers: []AuthServer{{"dc1.corp.example", 389, true}, {"dc2.corp.example", 636, false}}}
+	put, err := c.PutExternalAuthentication(env.ctx, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.GetExternalAuthentication(env.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, s := range map[string]*ExternalAuthentication{"the PUT's answer": put, "a GET": got} {
+		if s.DomainName != want.DomainName || s.Enabled || fmt.Sprint(s.Servers) != fmt.Sprint(want.Servers) {
+			t.Errorf("%s: {%s %t %v}, want {%s %t %v}", what, s.DomainName, s.Enabled, s.Servers, want.DomainName, want.Enabled, want.Servers)
+		}
+	}
+	if _, err := c.CheckSession(env.ctx); err != nil {
+		t.Errorf("the session check: %v", err)
+	}
+}
+
+// TestSettingsZeroValues: an absent, null or empty member is its type's zero value,
+// and a slot without an address is no server, wherever it stands.
+func TestSettingsZeroValues(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		doc  string
+		want string
+	}{
+		{`{}`, `{ false []}`},
+		{`{"domainName":null,"externalAuthenticationEnabled":null}`, `{ false []}`},
+		{`{"domainName":"CORP","externalAuthenticationEnabled":"","server0":"dc1"}`, `{CORP false [{dc1 0 false}]}`},
+		{`{"domainName":"CORP","server0":"dc1","port0":null,"enabled0":null}`, `{CORP false [{dc1 0 false}]}`},
+		{`{"domainName":"CORP","server0":"dc1","port0":"","enabled0":""}`, `{CORP false [{dc1 0 false}]}`},
+		{`{"domainName":"CORP","server0":"dc1","port0":"389","enabled0":true,"server1":"","port1":"","enabled1":false}`,
+			`{CORP false [{dc1 389 true}]}`},
+		{`{"domainName":"CORP","server0":null,"port0":"389","enabled0":true,"server1":"dc2","enabled1":true}`,
+			`{CORP false [{dc2 0 true}]}`},
+	} {
+		s, err := parseExternalAuthentication([]byte(tc.doc))
+		if err != nil {
+			t.Errorf("%s: %v", tc.doc, err)
+			continue
+		}
+		if got := fmt.Sprintf("{%s %t %v}", s.DomainName, s.Enabled, s.Servers); got != tc.want {
+			t.Errorf("%s: read as %s, want %s", tc.doc, got, tc.want)
+		}
+	}
+}
+
+// TestSettingsKeepMembersTheClientDoesNotModel: members of the settings that the
+// client does not model are read into Extra and written back as read, so that a PUT
+// (which replaces the whole document) does not reset them.
+func TestSettingsKeepMembersTheClientDoesNotModel(t *testing.T) {
+	t.Parallel()
+	env, c := readingEnv(t, "settingsExtraFields")
+	got, err := c.GetExternalAuthentication(env.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got.Extra["searchBase"]) != `"dc=corp,dc=example"` || string(got.Extra["connectTimeoutSeconds"]) != "30" {
+		t.Fatalf("members beyond the contract's: %s", got.Extra)
+	}
+	got.DomainName, got.Enabled = "CORP", true
+	got.Servers = []AuthServer{{"dc1.corp.example", 389, true}}
+	put, err := c.PutExternalAuthentication(env.ctx, *got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(put.Extra) != fmt.Sprint(got.Extra) || len(put.Servers) != 1 {
+		t.Errorf("after the PUT: servers %v, members %s, want the members %s kept", put.Servers, put.Extra, got.Extra)
+	}
+	// A member the client models is written from its field, never from Extra.
+	doc := ExternalAuthentication{DomainName: "D", Extra: map[string]json.RawMessage{
+		"domainName": json.RawMessage(`"stale"`), "server3": json.RawMessage(`"stale"`), "x": json.RawMessage(`1`)}}.document()
+	b, _ := json.Marshal(doc)
+	if string(b) != `{"domainName":"D","externalAuthenticationEnabled":false,"x":1}` {
 		t.Errorf("document %s", b)
 	}
 }
