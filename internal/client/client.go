@@ -168,7 +168,7 @@ func New(cfg Config) (*Client, error) {
 		t.MaxIdleConnsPerHost = 32
 		tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12}
 		if cfg.ClientCertPEM != "" || cfg.ClientKeyPEM != "" {
-			pair, err := ClientCertificate(cfg.ClientCertPEM, cfg.ClientKeyPEM)
+			pair, err := ReadClientCertificate(cfg.ClientCertPEM, cfg.ClientKeyPEM)
 			if err != nil {
 				return nil, err
 			}
@@ -179,8 +179,8 @@ func New(cfg Config) (*Client, error) {
 			if err != nil || pool == nil {
 				pool = x509.NewCertPool()
 			}
-			if !pool.AppendCertsFromPEM([]byte(cfg.CACertPEM)) {
-				return nil, errors.New("ca_cert_pem holds no valid PEM-encoded certificate")
+			if err := readCACertificates(pool, cfg.CACertPEM); err != nil {
+				return nil, err
 			}
 			tlsConfig.RootCAs = pool
 		}
