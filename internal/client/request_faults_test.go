@@ -275,3 +275,48 @@ func TestRateGatePaces(t *testing.T) {
 		t.Errorf("the pace did not end after %s without a 429", paceMemory)
 	}
 }
+
+// TestRetryAfterDateOnThePlatformsClock: a Retry-After given as a date is judged on
+// the clock of the answer that carries it. With the platform's clock two hours
+// ahead, 40 concurrent reads under a rate limit all succeed (this machine's clock
+// read the date as a wait of two hours, more than the budget); two hours behind,
+// they cost no more requests than on a platform whose clock agrees with this
+// machine's (this machine's clock read every date as past: retried at once).
+func TestRetryAfterDateOnThePlatformsClock(t *testing.T) {
+	t.Parallel()
+	run := func(t *testing.T, offset int) int {
+		env := newEmuEnv(t, emulator.Options{})
+		c := env.client(func(cfg *Config) {
+			cfg.RetryWaitMin, cfg.RetryWaitMax = DefaultRetryWaitMin, DefaultRetryWaitMax
+		})
+		s, err := c.PublishScore(env.ctx, PublishScoreInput{ScoreURL: "https://cdn.example/date.sib"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		env.emu.SetFaults(emulator.Faults{RateLimitPerSecond: 10, ClockOffsetSeconds: offset,
+			Readings: emulator.Readings{RetryAfterDate: true}})
+		before := env.emu.Stats().TotalRequests()
+		const n = 40
+		var wg sync.WaitGroup
+		errs := make(chan error, n)
+		for range n {
+			wg.Go(func() {
+				if _, err := c.GetScore(env.ctx, s.ID); err != nil {
+					errs <- err
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatalf("platform clock %+d s: a read failed: %v", offset, err)
+		}
+		return env.emu.Stats().TotalRequests() - before
+	}
+	agreed := run(t, 0)
+	for _, offset := range []int{2 * 3600, -2 * 3600} {
+		if got := run(t, offset); got > 2*agreed+10 {
+			t.Errorf("platform clock %+d s: %d requests for 40 reads, against %d with the clocks agreeing", offset, got, agreed)
+		}
+	}
+}

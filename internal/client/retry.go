@@ -82,7 +82,7 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 		if c.cfg.MaxRetries == 0 {
 			break
 		}
-		asked, hasRetryAfter := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		asked, hasRetryAfter := retryAfter(resp.Header)
 		elapsed := time.Since(info.start)
 		if resp.StatusCode == http.StatusTooManyRequests {
 			info.rateLimited++
@@ -140,7 +140,7 @@ func transient(err error) bool {
 // otherwise exponentially from min to max with jitter (half to full delay).
 func backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
 	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
-		if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+		if d, ok := retryAfter(resp.Header); ok {
 			return min(d, maxRetryAfterWait)
 		}
 	}
@@ -154,7 +154,20 @@ func backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) t
 	return half + rand.N(d-half+1)
 }
 
-// parseRetryAfter reads a Retry-After value in seconds or as an HTTP date.
+// retryAfter is the wait an answer asks for with Retry-After. A date is on the
+// clock of whoever answered, which may be hours away from this machine's: it is
+// judged against the Date header of the same answer (RFC 9110 §10.2.3 makes the two
+// one clock's), and only an answer without a Date is judged on this machine's clock.
+func retryAfter(h http.Header) (time.Duration, bool) {
+	now := time.Now()
+	if date, err := http.ParseTime(h.Get("Date")); err == nil {
+		now = date
+	}
+	return parseRetryAfter(h.Get("Retry-After"), now)
+}
+
+// parseRetryAfter reads a Retry-After value in seconds or as an HTTP date, a date
+// being judged against now.
 func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	v = strings.TrimSpace(v)
 	if v == "" {

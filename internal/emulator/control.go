@@ -211,6 +211,10 @@ func (f *faultState) apply(w http.ResponseWriter, r *http.Request, route string)
 	}
 	if retryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
+		if date, err := http.ParseTime(w.Header().Get("Date")); err == nil && faults.Readings.RetryAfterDate {
+			// The same clock as the answer's Date: the platform's.
+			w.Header().Set("Retry-After", date.Add(time.Duration(retryAfter)*time.Second).UTC().Format(http.TimeFormat))
+		}
 	}
 	kind, known := faultStatuses[status]
 	if !known { // set through SetFaults, which does not validate

@@ -88,6 +88,10 @@ type Readings struct {
 	// (searchBase, connectTimeoutSeconds): GET answers them, and a PUT replaces them with
 	// the unknown members it sends, removing those it leaves out.
 	SettingsExtraFields bool `json:"settingsExtraFields"`
+	// RetryAfterDate: Retry-After is an HTTP date on the platform's clock (the same
+	// instant as the answer's Date plus the wait) instead of seconds; RFC 9110 §10.2.3
+	// allows either form.
+	RetryAfterDate bool `json:"retryAfterDate"`
 }
 
 // readingFields are the Readings' fields by JSON name, in declaration order.

@@ -437,6 +437,32 @@ resource "mediaplatform_score_view" "test" {
 	})
 }
 
+// TestAccField_retryAfterDateOnThePlatformsClock: a platform two hours ahead of this
+// machine, rate limited, gives Retry-After as a date on its own clock. The apply of
+// ten scores and its destroy succeed: each date is judged against the Date of the
+// answer that carries it (this machine's clock read a wait of two hours and gave up).
+func TestAccField_retryAfterDateOnThePlatformsClock(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulatorWith(t, "Retry-After dates on a platform clock two hours ahead", emulator.Options{
+		RenderDelay: testRenderDelay, Faults: emulator.Faults{ClockOffsetSeconds: 2 * 3600, RateLimitPerSecond: 8,
+			Readings: emulator.Readings{RetryAfterDate: true}},
+	})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{{
+			Config: emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  count     = 10
+  score_url = "%s-${count.index}.sib"
+}
+`, strings.TrimSuffix(accScoreURL("date-"+accName()), ".sib")),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("mediaplatform_score.test[9]", tfjsonpath.New("status"), knownvalue.StringExact("idle")),
+			},
+		}},
+	})
+}
+
 // TestAccField_tlsErrorsByCause: with ca_cert_pem naming the right authority, a
 // certificate for other names and an expired one each lead with their own cause,
 // not with the advice to set ca_cert_pem.
