@@ -56,7 +56,7 @@ func (d *externalAuthenticationDataSource) Schema(_ context.Context, _ datasourc
 			},
 			"servers": schema.ListNestedAttribute{
 				MarkdownDescription: "Authentication servers in the platform's order (the numbered sets `serverN`, `portN`, " +
-					"`enabledN`); an empty list when none is stored.",
+					"`enabledN`); an empty list when none is stored. A slot the platform lists without an address is no server.",
 				Computed: true,
 				NestedObject: schema.NestedAttributeObject{
 					Attributes: map[string]schema.Attribute{
@@ -69,7 +69,7 @@ func (d *externalAuthenticationDataSource) Schema(_ context.Context, _ datasourc
 							Computed:            true,
 						},
 						"enabled": schema.BoolAttribute{
-							MarkdownDescription: "Whether the server is used (`enabledN`; `true` when the platform stores no value).",
+							MarkdownDescription: "Whether the server is used (`enabledN`; `false` when the platform leaves it out).",
 							Computed:            true,
 						},
 					},

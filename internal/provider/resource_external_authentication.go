@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
@@ -70,7 +71,10 @@ func (r *externalAuthenticationResource) Schema(_ context.Context, _ resource.Sc
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The administrator API's external authentication settings (a singleton). Creating the resource adopts " +
 			"the settings the platform has and replaces them with the configured ones; every refresh reads them back, so " +
-			"changes made outside Terraform show as drift. Needs `admin_url`, `admin_username` and `admin_password`, and " +
+			"changes made outside Terraform show as drift. A write replaces the whole document, so the resource reads the " +
+			"settings again before each one: members of the settings this provider does not model are written back as " +
+			"they are, and an update stops with an error, writing nothing, when the settings changed on the platform since " +
+			"the plan was made. Needs `admin_url`, `admin_username` and `admin_password`, and " +
 			"an administrator account.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
@@ -115,8 +119,8 @@ func (r *externalAuthenticationResource) Schema(_ context.Context, _ resource.Sc
 				},
 			},
 			"deletion_policy": schema.StringAttribute{
-				MarkdownDescription: "What destroying the resource does: `" + deletionPolicyDisable + "` (default) stores the same " +
-					"settings with external authentication switched off; `" + deletionPolicyRetain + "` leaves the platform " +
+				MarkdownDescription: "What destroying the resource does: `" + deletionPolicyDisable + "` (default) switches external " +
+					"authentication off in the settings as the platform holds them then, keeping everything else; `" + deletionPolicyRetain + "` leaves the platform " +
 					"untouched and only removes the resource from the state.",
 				Optional:   true,
 				Computed:   true,
@@ -138,7 +142,7 @@ func (r *externalAuthenticationResource) ModifyPlan(_ context.Context, req resou
 }
 
 func (r *externalAuthenticationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.store(ctx, req.Plan, &resp.State, &resp.Diagnostics, "Unable to store external authentication settings")
+	r.store(ctx, req.Plan, nil, &resp.State, &resp.Diagnostics, "Unable to store external authentication settings")
 }
 
 func (r *externalAuthenticationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -161,19 +165,45 @@ func (r *externalAuthenticationResource) Read(ctx context.Context, req resource.
 }
 
 func (r *externalAuthenticationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	r.store(ctx, req.Plan, &resp.State, &resp.Diagnostics, "Unable to update external authentication settings")
+	r.store(ctx, req.Plan, &req.State, &resp.State, &resp.Diagnostics, "Unable to update external authentication settings")
 }
 
 // store puts the planned settings, for Create and Update, and sets the state to
-// what the platform stored.
-func (r *externalAuthenticationResource) store(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State, diags *diag.Diagnostics, summary string) {
+// what the platform stored. A PUT replaces the whole document, so it first reads the
+// settings again: the members this provider does not model go back as read, and on
+// an update (prior is the state the plan was made from) a change made on the
+// platform since the plan stops it before it writes anything, since the plan did not
+// show what the write would undo.
+func (r *externalAuthenticationResource) store(ctx context.Context, plan tfsdk.Plan, prior *tfsdk.State, state *tfsdk.State, diags *diag.Diagnostics, summary string) {
 	ctx = logResource(ctx, externalAuthenticationID)
 	var data externalAuthenticationModel
 	diags.Append(plan.Get(ctx, &data)...)
 	if diags.HasError() {
 		return
 	}
-	stored, err := r.client.PutExternalAuthentication(ctx, data.settings())
+	current, err := r.client.GetExternalAuthentication(ctx)
+	if err != nil {
+		addClientError(diags, summary, externalAuthDetail("The settings could not be read before being written (a write replaces "+
+			"all of them, so the provider reads them first, to keep what it does not manage). Nothing was written."), err)
+		return
+	}
+	settings := data.settings()
+	if prior != nil {
+		var was externalAuthenticationModel
+		diags.Append(prior.Get(ctx, &was)...)
+		if diags.HasError() {
+			return
+		}
+		if changed := settingsChangedSincePlan(was.settings(), settings, *current); len(changed) > 0 {
+			diags.AddError(summary, externalAuthDetail("The settings changed on the platform since the plan was made, "+
+				"outside this Terraform run:\n\n  - "+strings.Join(changed, "\n  - ")+"\n\nNothing was written, so that these "+
+				"changes are not undone unseen. Run terraform plan again to see them, and add to the configuration what "+
+				"should stay."))
+			return
+		}
+	}
+	settings.Extra = current.Extra
+	stored, err := r.client.PutExternalAuthentication(ctx, settings)
 	if err != nil {
 		what := "The external authentication settings could not be stored."
 		if causeLead(err) == "" {
@@ -200,9 +230,17 @@ func (r *externalAuthenticationResource) Delete(ctx context.Context, req resourc
 				"and are left unchanged on the platform (external authentication stays as it was).")
 		return
 	}
-	settings := state.settings()
-	settings.Enabled = false
-	_, err := r.client.PutExternalAuthentication(ctx, settings)
+	// Destroying only switches external authentication off: the settings are read
+	// again and written back as they are now, so that nothing another administrator
+	// changed since the plan is undone.
+	current, err := r.client.GetExternalAuthentication(ctx)
+	if err == nil && !current.Enabled {
+		return // already off: nothing to write
+	}
+	if err == nil {
+		current.Enabled = false
+		_, err = r.client.PutExternalAuthentication(ctx, *current)
+	}
 	if err != nil {
 		addClientError(&resp.Diagnostics, "Unable to disable external authentication",
 			externalAuthDetail("deletion_policy is \"disable\", and switching external authentication off failed. Fix the cause and destroy again, "+
@@ -219,6 +257,50 @@ func (r *externalAuthenticationResource) ImportState(ctx context.Context, _ reso
 // externalAuthDetail names the object in a diagnostic detail.
 func externalAuthDetail(what string) string {
 	return "Resource mediaplatform_external_authentication (" + externalAuthenticationID + "): " + what
+}
+
+// settingsChangedSincePlan describes each setting that the platform holds now
+// (current) differently from the state the plan was made from (prior), unless it
+// already holds the planned value: what a write of the plan would undo unseen.
+func settingsChangedSincePlan(prior, planned, current client.ExternalAuthentication) []string {
+	var changed []string
+	if current.DomainName != prior.DomainName && current.DomainName != planned.DomainName {
+		changed = append(changed, fmt.Sprintf("domain_name: %q when planned, now %q", prior.DomainName, current.DomainName))
+	}
+	if current.Enabled != prior.Enabled && current.Enabled != planned.Enabled {
+		changed = append(changed, fmt.Sprintf("enabled: %t when planned, now %t", prior.Enabled, current.Enabled))
+	}
+	slot := func(servers []client.AuthServer, i int) *client.AuthServer {
+		if i < len(servers) {
+			return &servers[i]
+		}
+		return nil
+	}
+	same := func(a, b *client.AuthServer) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
+	for i := range max(len(prior.Servers), len(current.Servers)) {
+		was, now, want := slot(prior.Servers, i), slot(current.Servers, i), slot(planned.Servers, i)
+		if same(was, now) || same(now, want) {
+			continue
+		}
+		switch {
+		case was == nil:
+			changed = append(changed, fmt.Sprintf("servers[%d]: %s added", i, describeServer(*now)))
+		case now == nil:
+			changed = append(changed, fmt.Sprintf("servers[%d]: %s removed", i, describeServer(*was)))
+		default:
+			changed = append(changed, fmt.Sprintf("servers[%d]: %s when planned, now %s", i, describeServer(*was), describeServer(*now)))
+		}
+	}
+	return changed
+}
+
+// describeServer names a server in a diagnostic: address:port, and whether it is used.
+func describeServer(s client.AuthServer) string {
+	state := "enabled"
+	if !s.Enabled {
+		state = "disabled"
+	}
+	return fmt.Sprintf("%s port %d (%s)", s.Address, s.Port, state)
 }
 
 // settings converts the model to the client's settings document.
