@@ -161,6 +161,9 @@ func (c *Config) ApplyEnv(getenv func(string) string) {
 		{&c.RegistryURL, EnvRegistryURL},
 		{&c.RefreshStrategy, EnvRefreshStrategy},
 		{&c.RenderWait, EnvRenderWait},
+		{&c.CACertPEM, EnvCACertPEM},
+		{&c.ClientCertPEM, EnvClientCertPEM},
+		{&c.ClientKeyPEM, EnvClientKeyPEM},
 	} {
 		if *f.field == "" {
 			*f.field = getenv(f.env)

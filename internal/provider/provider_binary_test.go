@@ -55,6 +55,7 @@ func TestAccProviderBinary(t *testing.T) {
 		{"expired view advice", testExpiredViewAdvice},
 		{"a forward proxy that refuses, fails or is down", testProxyLeads},
 		{"the corporate networks guide, stopped by its time limit", testCorporateGuide},
+		{"every setting from its environment variable alone", testEverySettingFromTheEnvironment},
 		{"30 creates share their rendering wait", testSharedRenderWait},
 	} {
 		t.Run(sub.name, func(t *testing.T) {
