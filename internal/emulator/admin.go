@@ -161,7 +161,7 @@ func (e *Emulator) handleAdminLogin(w http.ResponseWriter, r *http.Request) {
 	case readings.JSONStringLoginToken:
 		writeJSON(w, http.StatusOK, token)
 	default:
-		e.adminJSON(w, http.StatusOK, map[string]any{"token": token, "user": u.Name})
+		e.adminJSON(w, map[string]any{"token": token, "user": u.Name})
 	}
 }
 
@@ -196,14 +196,14 @@ func (e *Emulator) handleCheckSession(w http.ResponseWriter, _ *http.Request, _ 
 	e.admin.mu.Lock()
 	expiresAt := s.lastUsed.Add(e.admin.idle)
 	e.admin.mu.Unlock()
-	e.adminJSON(w, http.StatusOK, map[string]any{"valid": true, "user": s.user.Name, "expiresAt": formatTime(expiresAt)})
+	e.adminJSON(w, map[string]any{"valid": true, "user": s.user.Name, "expiresAt": formatTime(expiresAt)})
 }
 
 func (e *Emulator) handleLogout(w http.ResponseWriter, _ *http.Request, _ string, s *session) {
 	e.admin.mu.Lock()
 	s.dead = true
 	e.admin.mu.Unlock()
-	e.adminJSON(w, http.StatusOK, map[string]any{"loggedOut": true})
+	e.adminJSON(w, map[string]any{"loggedOut": true})
 }
 
 func forbiddenSettings(w http.ResponseWriter, s *session) bool {
@@ -219,12 +219,12 @@ func (e *Emulator) handleGetExternalAuth(w http.ResponseWriter, _ *http.Request,
 	if forbiddenSettings(w, s) {
 		return
 	}
-	e.adminJSON(w, http.StatusOK, e.settingsDocument())
+	e.adminJSON(w, e.settingsDocument())
 }
 
-// adminJSON writes an answer of the administrator API; under the reading
+// adminJSON writes a 200 answer of the administrator API; under the reading
 // omitEmptyAdminMembers without its members whose value is false, zero or empty.
-func (e *Emulator) adminJSON(w http.ResponseWriter, status int, doc map[string]any) {
+func (e *Emulator) adminJSON(w http.ResponseWriter, doc map[string]any) {
 	if e.readings().OmitEmptyAdminMembers {
 		for k, v := range doc {
 			switch v := v.(type) {
@@ -246,7 +246,7 @@ func (e *Emulator) adminJSON(w http.ResponseWriter, status int, doc map[string]a
 			}
 		}
 	}
-	writeJSON(w, status, doc)
+	writeJSON(w, http.StatusOK, doc)
 }
 
 // settingsDocument renders the stored settings: the two required fields and exactly
@@ -331,7 +331,7 @@ func (e *Emulator) handlePutExternalAuth(w http.ResponseWriter, r *http.Request,
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	e.adminJSON(w, http.StatusOK, e.settingsDocument())
+	e.adminJSON(w, e.settingsDocument())
 }
 
 // parseSettings checks the two required fields; on failure it returns the field and
