@@ -4,6 +4,9 @@ package provider
 // certificate (mutual TLS) and an access header, driven through Terraform.
 
 import (
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/base64"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -173,19 +176,47 @@ func TestAccCorporate_badInputAtPlan(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	ca := testca.New(t, "CA")
-	cert, _ := ca.Issue(t, "a", time.Now().Add(time.Hour))
+	cert, ownKey := ca.Issue(t, "a", time.Now().Add(time.Hour))
 	_, otherKey := ca.Issue(t, "b", time.Now().Add(time.Hour))
-	vars := config.Variables{"cert": config.StringVariable(cert), "key": config.StringVariable(otherKey)}
+	block, _ := pem.Decode([]byte(ownKey))
+	//nolint:staticcheck // the legacy encryption is what `openssl ... -des3` and old tools write
+	encrypted, err := x509.EncryptPEMBlock(rand.Reader, "EC PRIVATE KEY", block.Bytes, []byte("passphrase"), x509.PEMCipherAES256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certDER, _ := pem.Decode([]byte(cert))
+	vars := config.Variables{
+		"cert": config.StringVariable(cert), "key": config.StringVariable(otherKey),
+		"encrypted_key": config.StringVariable(string(pem.EncodeToMemory(encrypted))),
+		"escaped_key":   config.StringVariable(strings.ReplaceAll(strings.TrimSpace(ownKey), "\n", `\n`)),
+		"bare_base64":   config.StringVariable(base64.StdEncoding.EncodeToString(certDER.Bytes)),
+	}
 	for _, tc := range []struct {
 		name, arguments string
 		want            *regexp.Regexp
 	}{
 		{"not PEM", `client_cert_pem = "MIIB…"`, errorPattern("client_cert_pem value must be PEM-encoded certificates")},
-		{"a key without a certificate", "client_key_pem = var.key", errorPattern("client_key_pem is set without client_cert_pem")},
+		// Only the variable a value came from is named: here neither came from one.
+		{"a key without a certificate", "client_key_pem = var.key", errorPattern(
+			"The client certificate (client_cert_pem) and its key (client_key_pem) cannot be used: client_key_pem is set without client_cert_pem")},
 		{"a key of another certificate", "client_cert_pem = var.cert\n  client_key_pem = var.key",
 			errorPattern("client_key_pem does not match the certificate in client_cert_pem (CN=a)")},
+		{"the certificate's own key, encrypted", "client_cert_pem = var.cert\n  client_key_pem = var.encrypted_key",
+			errorPattern("client_key_pem value must be a PEM-encoded private key; it holds an encrypted private key",
+				"openssl pkey -in key.pem -out plain.pem")},
+		{"a key with escaped line breaks", "client_cert_pem = var.cert\n  client_key_pem = var.escaped_key",
+			errorPattern(`client_key_pem value must be a PEM-encoded private key; it holds the two characters \n where its lines should break`)},
+		{"a certificate in base64 without its armour", "client_cert_pem = var.bare_base64\n  client_key_pem = var.key",
+			errorPattern("it holds the base64 of a DER certificate without the PEM armour", "openssl x509 -inform DER")},
+		// Refused by the attribute's validator, so Configure (and its generic "can never
+		// work") never runs: the specific error is the only one.
+		{"a file name as the CA", `ca_cert_pem = "certs/gateway-ca.pem"`,
+			errorPattern("Error: Invalid attribute value", "Attribute ca_cert_pem value must be PEM-encoded certificates; it is a file name",
+				`read the file with file("certs/gateway-ca.pem")`)},
 		{"a header the provider sets", `request_headers = { Authorization = "Bearer x" }`,
-			errorPattern(`request_headers["Authorization"] cannot be sent: the provider sets the header Authorization itself`)},
+			errorPattern(`request_headers["Authorization"] cannot be sent: the provider sets the header Authorization itself.`,
+				"give the gateway's credential in a header of its own instead", "Proxy-Authorization",
+				"HTTPS_PROXY=http://user:password@proxy:port")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -198,6 +229,15 @@ variable "key" {
   type      = string
   sensitive = true
 }
+variable "encrypted_key" {
+  type      = string
+  sensitive = true
+}
+variable "escaped_key" {
+  type      = string
+  sensitive = true
+}
+variable "bare_base64" { type = string }
 ` + providerConfigPlus(emu, tc.arguments) + `data "mediaplatform_health" "test" {}`,
 					ConfigVariables: vars, ExpectError: tc.want,
 				}},
@@ -320,4 +360,97 @@ func testCorporateGuide(t *testing.T, newWorkspace func(*testing.T, *testEmulato
 		t.Errorf("after the second run the platform holds %d scores, want 12", n)
 	}
 	w.run("destroy", "-auto-approve")
+}
+
+// TestAccCorporate_pemAsPasted: PEM as people paste it works against a gateway that
+// demands the client certificate: the certificate and the CA inline in indented
+// <<EOT heredocs (every line keeps the indentation), the key with Windows line ends
+// and a trailing blank line.
+func TestAccCorporate_pemAsPasted(t *testing.T) {
+	t.Parallel()
+	ca := testca.New(t, "gateway CA")
+	cert, key := ca.Issue(t, "terraform-ci", time.Now().Add(24*time.Hour))
+	emu, serverPEM := newGatewayEmulator(t, ca)
+	heredoc := func(pemText string) string {
+		return "<<EOT\n      " + strings.ReplaceAll(strings.TrimSpace(pemText), "\n", "\n      ") + "\n    EOT"
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{{
+			Config: `
+variable "client_key" {
+  type      = string
+  sensitive = true
+}
+` + providerConfigPlus(emu, fmt.Sprintf("ca_cert_pem = %s\n  client_cert_pem = %s\n  client_key_pem = var.client_key\n  "+
+				"request_headers = { %q = %q }\n", heredoc(serverPEM), heredoc(cert), gatewayHeader, gatewaySecret)) +
+				`data "mediaplatform_health" "test" {}`,
+			ConfigVariables: config.Variables{"client_key": config.StringVariable(strings.ReplaceAll(key, "\n", "\r\n") + "\r\n")},
+		}},
+	})
+}
+
+// TestAccCorporate_gatewayCredentialBesideAuthorization: a gateway that takes its
+// credential in Proxy-Authorization, as the refusal of Authorization in
+// request_headers advises, gets it while the provider keeps its own Authorization.
+func TestAccCorporate_gatewayCredentialBesideAuthorization(t *testing.T) {
+	t.Parallel()
+	if externalPlatform != nil {
+		t.Skip("needs the emulator's control surface: a gateway demanding Proxy-Authorization")
+	}
+	emu := emulator.New(emulator.Options{RenderDelay: testRenderDelay, Faults: emulator.Faults{
+		RequireHeader: &emulator.HeaderRequirement{Name: "Proxy-Authorization", Value: "Bearer gw-7f3a9c1e5b"},
+	}})
+	srv := httptest.NewServer(emu)
+	t.Cleanup(srv.Close)
+	target := servedTestEmulator(t, emu, srv.URL)
+	score := fmt.Sprintf(`resource "mediaplatform_score" "test" {
+  score_url = %q
+}
+`, accScoreURL(accName()))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{
+			{
+				Config:      target.providerConfig() + score,
+				ExpectError: errorPattern("An HTML page answered HTTP 401", "request_headers"),
+			},
+			{Config: providerConfigPlus(target, `request_headers = { "Proxy-Authorization" = "Bearer gw-7f3a9c1e5b" }`) + score},
+		},
+	})
+	if n := emu.Stats().Scores; n != 0 {
+		t.Errorf("after destroy the platform holds %d scores", n)
+	}
+}
+
+// TestCorporate_checksNameTheVariableOnlyWhenItWasSet: networkSettings names a PEM
+// setting's environment variable when the value came from it, and the argument alone
+// when the configuration set it, or when neither did.
+func TestCorporate_checksNameTheVariableOnlyWhenItWasSet(t *testing.T) {
+	t.Parallel()
+	_, key := testca.New(t, "CA").Issue(t, "a", time.Now().Add(time.Hour))
+	for _, tc := range []struct {
+		name string
+		data providerModel
+		cfg  client.Config
+		want string
+	}{
+		{"a CA file name from the environment", providerModel{CACertPEM: types.StringNull()},
+			client.Config{CACertPEM: "/etc/ssl/gateway-ca.pem"},
+			`ca_cert_pem (from the environment variable MEDIAPLATFORM_CA_CERT_PEM) cannot be used: it is a file name, ` +
+				`not the PEM text of a certificate: read the file with file("/etc/ssl/gateway-ca.pem")`},
+		{"a CA file name in the configuration", providerModel{CACertPEM: types.StringValue("/etc/ssl/gateway-ca.pem")},
+			client.Config{CACertPEM: "/etc/ssl/gateway-ca.pem"}, `ca_cert_pem cannot be used: it is a file name`},
+		{"a key from the environment, no certificate", providerModel{ClientCertPEM: types.StringNull(), ClientKeyPEM: types.StringNull()},
+			client.Config{ClientKeyPEM: key}, "The client certificate (client_cert_pem) and its key (client_key_pem (from the " +
+				"environment variable MEDIAPLATFORM_CLIENT_KEY_PEM)) cannot be used: client_key_pem is set without client_cert_pem"},
+		{"a key in the configuration, no certificate", providerModel{ClientCertPEM: types.StringNull(), ClientKeyPEM: types.StringValue(key)},
+			client.Config{ClientKeyPEM: key}, "The client certificate (client_cert_pem) and its key (client_key_pem) cannot be used"},
+	} {
+		var diags diag.Diagnostics
+		p := &mediaplatformProvider{}
+		if p.networkSettings(&tc.cfg, tc.data, nil, &diags) || len(diags) != 1 || !strings.HasPrefix(diags[0].Detail(), tc.want) {
+			t.Errorf("%s: got %v, want a detail starting %q", tc.name, diags, tc.want)
+		}
+	}
 }

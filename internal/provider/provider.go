@@ -186,21 +186,29 @@ func (p *mediaplatformProvider) Schema(_ context.Context, _ provider.SchemaReque
 			},
 			"ca_cert_pem": schema.StringAttribute{
 				MarkdownDescription: "PEM-encoded CA certificates trusted in addition to the system's, for platforms with a private " +
-					"certificate authority. Environment variable: `" + client.EnvCACertPEM + "`.",
-				Optional: true,
+					"certificate authority: the PEM text itself (with `file()` for a file), not a file name. Every PEM setting " +
+					"accepts text indented as a heredoc leaves it, with Windows line ends or surrounding whitespace; escaped `\\n` " +
+					"line breaks, DER and PKCS#12 files are refused with the command that converts them. Environment " +
+					"variable: `" + client.EnvCACertPEM + "`.",
+				Optional:   true,
+				Validators: []validator.String{pemCertificates()},
 			},
 			"client_cert_pem": schema.StringAttribute{
 				MarkdownDescription: "A client certificate (PEM, the leaf first, then any intermediates) for a gateway in front " +
 					"of the platform that demands mutual TLS. It is presented in the TLS handshake with the platform's own hosts " +
 					"(`admin_url`, `platform_url`, `publishing_url`, `registry_url`) and no other. Set it with `file()` or from a " +
 					"secret store; to rotate it, change the value (or the file) and run again: each run reads it once. A " +
-					"certificate that has expired gives a warning with its date. Needs `client_key_pem`. Environment variable: `" +
+					"certificate that has expired gives a warning with its date. From a `.p12`/`.pfx` bundle, take it with " +
+					"`openssl pkcs12 -in bundle.p12 -nodes -nokeys -out cert.pem`. Needs `client_key_pem`. Environment variable: `" +
 					client.EnvClientCertPEM + "`.",
 				Optional:   true,
 				Validators: []validator.String{pemCertificates()},
 			},
 			"client_key_pem": schema.StringAttribute{
-				MarkdownDescription: "The private key (PEM) of `client_cert_pem`; it must match that certificate. Never shown in " +
+				MarkdownDescription: "The private key (PEM, unencrypted) of `client_cert_pem`; it must match that certificate. " +
+					"An encrypted key (`-----BEGIN ENCRYPTED PRIVATE KEY-----`, or `Proc-Type: 4,ENCRYPTED`) is refused: decrypt " +
+					"it once with `openssl pkey -in key.pem -out plain.pem`; from a `.p12`/`.pfx` bundle, take it with " +
+					"`openssl pkcs12 -in bundle.p12 -nodes -nocerts -out key.pem`. Never shown in " +
 					"logs, errors or the plan. Environment variable: `" + client.EnvClientKeyPEM + "`.",
 				Optional:   true,
 				Sensitive:  true,
@@ -363,38 +371,61 @@ func (p *mediaplatformProvider) networkSettings(cfg *client.Config, data provide
 			for name, value := range h {
 				if problem := client.CheckRequestHeader(name, value); problem != "" {
 					diags.AddError("Invalid provider setting", fmt.Sprintf("The environment variable %s (request_headers) "+
-						"holds a header the provider cannot send: %s.", client.EnvRequestHeaders, problem))
+						"holds a header the provider cannot send: %s.%s", client.EnvRequestHeaders, problem, ownedHeaderAdvice(name)))
 					return false
 				}
 			}
 			cfg.RequestHeaders = h
 		}
 	}
-	where := func(v types.String, name, env string) string {
-		if v.IsNull() {
+	// A setting is named with its variable only when the variable is where its value
+	// came from: the configuration left it null and the environment filled it in.
+	where := func(v types.String, value, name, env string) string {
+		if v.IsNull() && value != "" {
 			return fmt.Sprintf("%s (from the environment variable %s)", name, env)
 		}
 		return name
 	}
+	caAt := where(data.CACertPEM, cfg.CACertPEM, "ca_cert_pem", client.EnvCACertPEM)
+	certAt := where(data.ClientCertPEM, cfg.ClientCertPEM, "client_cert_pem", client.EnvClientCertPEM)
+	keyAt := where(data.ClientKeyPEM, cfg.ClientKeyPEM, "client_key_pem", client.EnvClientKeyPEM)
+
+	// The same values the client reads: pasted PEM made plain (client.NormalizePEM).
+	cfg.CACertPEM = client.NormalizePEM(cfg.CACertPEM)
+	cfg.ClientCertPEM = client.NormalizePEM(cfg.ClientCertPEM)
+	cfg.ClientKeyPEM = client.NormalizePEM(cfg.ClientKeyPEM)
+	for _, s := range []struct {
+		value, at, attribute, summary string
+		kind                          client.PEMKind
+	}{
+		{cfg.CACertPEM, caAt, "ca_cert_pem", "Invalid CA certificate", client.PEMCertificates},
+		{cfg.ClientCertPEM, certAt, "client_cert_pem", "Invalid client certificate", client.PEMCertificates},
+		{cfg.ClientKeyPEM, keyAt, "client_key_pem", "Invalid client certificate", client.PEMPrivateKey},
+	} {
+		if s.value == "" {
+			continue
+		}
+		if problem := client.PEMProblem(s.value, s.kind); problem != "" {
+			diags.AddAttributeError(path.Root(s.attribute), s.summary, fmt.Sprintf("%s cannot be used: %s.", s.at, problem))
+			return false
+		}
+	}
 	if cfg.ClientCertPEM == "" && cfg.ClientKeyPEM == "" {
 		return true
 	}
-	if _, err := client.ClientCertificate(cfg.ClientCertPEM, cfg.ClientKeyPEM); err != nil {
+	if _, err := client.ReadClientCertificate(cfg.ClientCertPEM, cfg.ClientKeyPEM); err != nil {
 		at := path.Root("client_key_pem")
 		if cfg.ClientCertPEM != "" && strings.HasPrefix(err.Error(), "client_cert_pem") || cfg.ClientKeyPEM == "" {
 			at = path.Root("client_cert_pem")
 		}
 		diags.AddAttributeError(at, "Invalid client certificate",
-			fmt.Sprintf("The client certificate (%s) and its key (%s) cannot be used: %s.",
-				where(data.ClientCertPEM, "client_cert_pem", client.EnvClientCertPEM),
-				where(data.ClientKeyPEM, "client_key_pem", client.EnvClientKeyPEM), err))
+			fmt.Sprintf("The client certificate (%s) and its key (%s) cannot be used: %s.", certAt, keyAt, err))
 		return false
 	}
 	if notAfter, subject := client.CertificateExpiry(cfg.ClientCertPEM); !notAfter.IsZero() && time.Now().After(notAfter) {
 		diags.AddAttributeWarning(path.Root("client_cert_pem"), "Client certificate expired",
 			fmt.Sprintf("The client certificate in %s (%s) expired at %s: a gateway that checks it will refuse every "+
-				"request. Renew it, and set the new certificate and key.",
-				where(data.ClientCertPEM, "client_cert_pem", client.EnvClientCertPEM), subject, notAfter.UTC().Format(time.RFC3339)))
+				"request. Renew it, and set the new certificate and key.", certAt, subject, notAfter.UTC().Format(time.RFC3339)))
 	}
 	return true
 }
@@ -566,7 +597,7 @@ func clientFromProviderData(providerData any, diags *diag.Diagnostics) *client.C
 func settingLead(e *client.SettingError, data providerModel) string {
 	configured := map[string]types.String{
 		"admin_url": data.AdminURL, "platform_url": data.PlatformURL, "publishing_url": data.PublishingURL,
-		"registry_url": data.RegistryURL, "refresh_strategy": data.RefreshStrategy,
+		"registry_url": data.RegistryURL, "refresh_strategy": data.RefreshStrategy, "render_wait": data.RenderWait,
 	}
 	if v, ok := configured[e.Setting]; ok && v.IsNull() && e.EnvVar != "" {
 		return fmt.Sprintf("The environment variable %s is %q: %s (it sets the provider argument %s). Correct or unset it.",

@@ -7,7 +7,6 @@ package provider
 
 import (
 	"context"
-	"encoding/pem"
 	"fmt"
 	"net/netip"
 	"net/url"
@@ -348,36 +347,24 @@ func (knownScoreStatusValidator) ValidateString(_ context.Context, req validator
 			req.Path, s, strings.Join(knownScoreStatuses, ", ")))
 }
 
-// pemCertificates accepts PEM text holding at least one certificate that parses.
+// pemCertificates accepts PEM text holding at least one certificate that parses, as
+// client.NormalizePEM reads it (indented, CRLF, surrounded by whitespace).
 func pemCertificates() validator.String {
 	return stringValidator{
 		description: "PEM-encoded certificates",
 		check: func(s string) string {
-			if _, subject := client.CertificateExpiry(s); subject == "" {
-				if !strings.Contains(s, "-----BEGIN CERTIFICATE-----") {
-					return "it holds no block starting -----BEGIN CERTIFICATE-----"
-				}
-				return "a certificate in it does not parse"
-			}
-			return ""
+			return client.PEMProblem(client.NormalizePEM(s), client.PEMCertificates)
 		},
 	}
 }
 
-// pemPrivateKey accepts PEM text holding a private key block. It quotes nothing of
-// the value.
+// pemPrivateKey accepts PEM text holding an unencrypted private key block, as
+// client.NormalizePEM reads it. It quotes nothing of the value.
 func pemPrivateKey() validator.String {
 	return stringValidator{
 		description: "a PEM-encoded private key",
 		check: func(s string) string {
-			block, _ := pem.Decode([]byte(s))
-			for rest := []byte(s); block != nil && !strings.HasSuffix(block.Type, "PRIVATE KEY"); {
-				block, rest = pem.Decode(rest)
-			}
-			if block == nil {
-				return "it holds no block starting -----BEGIN … PRIVATE KEY----- (the value is not shown)"
-			}
-			return ""
+			return client.PEMProblem(client.NormalizePEM(s), client.PEMPrivateKey)
 		},
 	}
 }
@@ -406,7 +393,22 @@ func (requestHeadersValidator) ValidateMap(_ context.Context, req validator.MapR
 		}
 		if problem := client.CheckRequestHeader(name, str.ValueString()); problem != "" {
 			resp.Diagnostics.AddAttributeError(req.Path.AtMapKey(name), "Invalid request header",
-				fmt.Sprintf("request_headers[%q] cannot be sent: %s.", name, problem))
+				fmt.Sprintf("request_headers[%q] cannot be sent: %s.%s", name, problem, ownedHeaderAdvice(name)))
 		}
 	}
+}
+
+// ownedHeaderAdvice says what to do instead of sending Authorization in
+// request_headers, or "" for any other header.
+func ownedHeaderAdvice(name string) string {
+	if !strings.EqualFold(name, "Authorization") {
+		return ""
+	}
+	return " The provider sends its own Authorization header (the administrator session or the platform token), so a " +
+		"gateway in front of the platform cannot take its credential there: give the gateway's credential in a header " +
+		"of its own instead, which request_headers sends to the platform's hosts. Most gateways accept one: " +
+		"Proxy-Authorization (e.g. \"Basic …\" or \"Bearer …\"), a service token's CF-Access-Client-Id and " +
+		"CF-Access-Client-Secret, or an API key header such as X-API-Key; a client certificate goes in client_cert_pem " +
+		"and client_key_pem. A forward proxy's login goes in the proxy address instead: " +
+		"HTTPS_PROXY=http://user:password@proxy:port."
 }
