@@ -38,7 +38,8 @@ const renderMargin = 20 * time.Millisecond
 // limit. Here one goroutine serves every wait:
 //
 //   - Each wait is due at a time: once the platform's rendering time is known (learned
-//     from a score that finished: its updatedAt less its createdAt, one clock), when
+//     from a score that finished: its updatedAt less its createdAt, one clock, and no
+//     more than this machine's clock saw of its wait, in case that clock stepped), when
 //     its score should have finished; before that, and after a read that found it
 //     unfinished, after a backoff of its own (pollStart, doubling to pollMax), as the
 //     individual poll does.
@@ -338,11 +339,14 @@ func (c *Client) newestScores(ctx context.Context, due []*renderWaiter) map[stri
 // from it, or sets when the wait is due again.
 func (r *renderWait) judge(ctx context.Context, c *Client, w *renderWaiter, s *Score) {
 	if c.finalStatus(ctx, s) {
-		if took := s.UpdatedAt.Sub(s.CreatedAt); took > 0 && took < 24*time.Hour {
-			r.mu.Lock()
+		r.mu.Lock()
+		// The platform's two timestamps are one clock, but that clock may have stepped
+		// between them (an NTP correction, a failover to a node with another clock): the
+		// rendering took no longer than this machine's monotonic clock saw of the wait.
+		if took := min(s.UpdatedAt.Sub(s.CreatedAt), r.clock().Sub(w.since)); took > 0 {
 			r.renderTime = took
-			r.mu.Unlock()
 		}
+		r.mu.Unlock()
 		r.finish(w, s, nil)
 		return
 	}

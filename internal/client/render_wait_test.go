@@ -53,11 +53,15 @@ type renderPlatform struct {
 	fails   map[string]bool      // ids whose rendering fails
 	hidden  map[string]bool      // ids the list leaves out (another order, churn)
 	stuck   map[string]bool      // ids that never finish rendering
+	// shift is how far the platform's clock is from the step clock, now; stepped
+	// records the shift in force when each score was created.
+	shift   time.Duration
+	stepped map[string]time.Duration
 }
 
 func newRenderPlatform(t *testing.T) *renderPlatform {
 	p := &renderPlatform{f: newFakePlatform(t), clk: newStepClock(), created: map[string]time.Time{},
-		fails: map[string]bool{}, hidden: map[string]bool{}, stuck: map[string]bool{}}
+		fails: map[string]bool{}, hidden: map[string]bool{}, stuck: map[string]bool{}, stepped: map[string]time.Duration{}}
 	p.f.handle("POST "+fakeScores+"/count", func(w http.ResponseWriter, _ *http.Request) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
@@ -95,6 +99,7 @@ func (p *renderPlatform) publish(n int) []string {
 		id := fmt.Sprintf("00000000-0000-4000-8000-%012d", len(p.scores))
 		p.scores = append(p.scores, id)
 		p.created[id] = p.clk.now()
+		p.stepped[id] = p.shift
 		ids = append(ids, id)
 		p.f.handle("GET "+fakeScores+"/"+id, func(w http.ResponseWriter, _ *http.Request) {
 			p.mu.Lock()
@@ -120,8 +125,13 @@ func (p *renderPlatform) scoreLocked(id string) map[string]any {
 		status, since = "rendering", created.Add(500*time.Millisecond)
 	}
 	s := scoreJSON(id, "https://cdn.example/"+id+".sib", "", status)
-	s["createdAt"] = created.Format(time.RFC3339Nano)
-	s["updatedAt"] = since.Format(time.RFC3339Nano)
+	// Each timestamp is written on the platform's clock as it was when it was taken.
+	if since.Equal(created) {
+		s["updatedAt"] = since.Add(p.stepped[id]).Format(time.RFC3339Nano)
+	} else {
+		s["updatedAt"] = since.Add(p.shift).Format(time.RFC3339Nano)
+	}
+	s["createdAt"] = created.Add(p.stepped[id]).Format(time.RFC3339Nano)
 	return s
 }
 
@@ -293,5 +303,37 @@ func TestRenderWaitGivesUp(t *testing.T) {
 	}
 	if got[ids[1]].Status != ScoreStatusIdle {
 		t.Errorf("the other wait: %+v", got[ids[1]])
+	}
+}
+
+// TestRenderWaitClockStep: the platform's clock steps two hours forward while a wave
+// renders, so its scores read as taking two hours. The rendering time learned is
+// bounded by what this machine's clock saw of the wait, and the next wave is read
+// when it has rendered, a second later, not two hours later.
+func TestRenderWaitClockStep(t *testing.T) {
+	t.Parallel()
+	p := newRenderPlatform(t)
+	ids := p.publish(10)
+	p.mu.Lock()
+	p.shift = 2 * time.Hour
+	p.mu.Unlock()
+	start := p.clk.now()
+	p.waitAll(t, ids)
+	seen := p.clk.now().Sub(start)
+	if got := p.c.renders.renderTime; got <= 0 || got > seen {
+		t.Errorf("learned rendering time %s from a wave this machine saw take %s", got, seen)
+	}
+	ids = p.publish(10)
+	for range 10 {
+		p.c.renders.published()
+	}
+	start = p.clk.now()
+	for id, s := range p.waitAll(t, ids) {
+		if s.Status != ScoreStatusIdle {
+			t.Errorf("%s ended %q", id, s.Status)
+		}
+	}
+	if took := p.clk.now().Sub(start); took > 3*time.Second {
+		t.Errorf("the wave after the step waited %s for scores that render in 1s", took)
 	}
 }

@@ -107,6 +107,16 @@ type faultState struct {
 	caPool      *x509.CertPool
 	window      time.Time
 	windowCount int
+	// steps are the changes of faults.ClockOffsetSeconds, oldest first: the platform's
+	// clock stepped to offset at the moment at (this machine's clock).
+	steps []clockStep
+}
+
+// clockStep is a step of the platform's clock: from at on, it is offset away from
+// this machine's.
+type clockStep struct {
+	at     time.Time
+	offset time.Duration
 }
 
 func (f *faultState) reset() {
@@ -114,6 +124,7 @@ func (f *faultState) reset() {
 	defer f.mu.Unlock()
 	f.faults = Faults{}
 	f.caPool = nil
+	f.steps = nil
 	f.window = time.Time{}
 	f.windowCount = 0
 }
@@ -125,6 +136,9 @@ func (f *faultState) set(faults Faults) {
 		faults.Status = http.StatusServiceUnavailable
 	}
 	faults = faults.clone()
+	if faults.ClockOffsetSeconds != f.faults.ClockOffsetSeconds {
+		f.steps = append(f.steps, clockStep{at: time.Now(), offset: time.Duration(faults.ClockOffsetSeconds) * time.Second})
+	}
 	f.caPool = nil
 	if faults.ClientCACertPEM != "" {
 		var err error
@@ -140,6 +154,24 @@ func (f *faultState) get() Faults {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.faults.clone()
+}
+
+// clock is the platform's clock as it stands: the offset of each moment is the one in
+// force when the moment was reached, so a timestamp taken before a step keeps the
+// offset it was taken with, and a moment not reached yet (an expiry) has today's.
+// shifted is false while the platform's clock has never been away from this machine's.
+func (f *faultState) clock() (offsetAt func(time.Time) time.Duration, shifted bool) {
+	f.mu.Lock()
+	steps := slices.Clone(f.steps)
+	f.mu.Unlock()
+	return func(t time.Time) time.Duration {
+		for i := len(steps) - 1; i >= 0; i-- {
+			if !t.Before(steps[i].at) {
+				return steps[i].offset
+			}
+		}
+		return 0
+	}, len(steps) > 0
 }
 
 // clientCAs returns the CAs a client certificate must verify against, or nil when

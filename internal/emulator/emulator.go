@@ -216,11 +216,15 @@ func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !admitThroughGateway(w, r, faults.RequireHeader) {
 			return
 		}
-		offset := time.Duration(faults.ClockOffsetSeconds) * time.Second
+		offsetAt, shifted := e.faults.clock()
 		// The platform's clock, for clients that compare timestamps with it.
-		w.Header().Set("Date", time.Now().Add(offset).UTC().Format(http.TimeFormat))
-		if offset != 0 || faults.Readings.rewritesAnswers() {
-			aw := newAnswerWriter(w, faults.Readings, offset)
+		now := time.Now()
+		w.Header().Set("Date", now.Add(offsetAt(now)).UTC().Format(http.TimeFormat))
+		if !shifted {
+			offsetAt = nil
+		}
+		if shifted || faults.Readings.rewritesAnswers() {
+			aw := newAnswerWriter(w, faults.Readings, offsetAt)
 			defer aw.flush()
 			w = aw
 		}

@@ -144,20 +144,21 @@ func (r Readings) rewritesAnswers() bool {
 func (e *Emulator) readings() Readings { return e.faults.get().Readings }
 
 // answerWriter holds a platform answer back and writes it, once the handler is done,
-// as the readings and the clock offset say. The emulator keeps every time on this
-// machine's clock inside (so every expiry is judged consistently) and shifts the
-// timestamps it writes, and the Date header, by the offset.
+// as the readings and the platform's clock say. The emulator keeps every time on this
+// machine's clock inside (so every expiry is judged consistently) and shifts each
+// timestamp it writes by the platform clock's offset at that moment: a timestamp
+// taken before the clock stepped keeps the offset of its time.
 type answerWriter struct {
 	w        http.ResponseWriter
 	readings Readings
-	offset   time.Duration
+	offsetAt func(time.Time) time.Duration
 	status   int
 	body     bytes.Buffer
 	written  bool
 }
 
-func newAnswerWriter(w http.ResponseWriter, readings Readings, offset time.Duration) *answerWriter {
-	return &answerWriter{w: w, readings: readings, offset: offset}
+func newAnswerWriter(w http.ResponseWriter, readings Readings, offsetAt func(time.Time) time.Duration) *answerWriter {
+	return &answerWriter{w: w, readings: readings, offsetAt: offsetAt}
 }
 
 func (a *answerWriter) Header() http.Header { return a.w.Header() }
@@ -206,13 +207,15 @@ func (a *answerWriter) flush() {
 
 // rewriteJSON shifts and reformats the timestamps and folds single HAL links.
 func (a *answerWriter) rewriteJSON(body []byte) []byte {
-	if a.offset != 0 || a.readings.TimeOffsets {
+	if a.offsetAt != nil || a.readings.TimeOffsets {
 		body = timestampPattern.ReplaceAllFunc(body, func(m []byte) []byte {
 			t, err := time.Parse(`"`+timeFormat+`"`, string(m))
 			if err != nil {
 				return m
 			}
-			t = t.Add(a.offset)
+			if a.offsetAt != nil {
+				t = t.Add(a.offsetAt(t))
+			}
 			if a.readings.TimeOffsets {
 				return []byte(`"` + t.In(time.FixedZone("", 2*3600)).Format("2006-01-02T15:04:05-07:00") + `"`)
 			}

@@ -252,6 +252,30 @@ func TestClockOffset(t *testing.T) {
 	et.control(http.MethodPost, "faults", `{"clockOffsetSeconds": 999999999}`).wantProblem(t, 400, "emulator/BAD_ARGUMENT", "clockOffsetSeconds")
 }
 
+// TestClockStep: the platform's clock steps two hours forward after a score was
+// published. Its createdAt keeps the clock it was taken on; its updatedAt, taken when
+// it rendered after the step, is on the new one, so the score reads as having taken
+// two hours to render.
+func TestClockStep(t *testing.T) {
+	t.Parallel()
+	et := newEmuTester(t, Options{RenderDelay: 100 * time.Millisecond})
+	token := et.platformLogin("alice", "alice-secret")
+	et.publishN(token, 1)
+	before := time.Now()
+	et.e.SetFaults(Faults{ClockOffsetSeconds: 2 * 3600})
+	time.Sleep(200 * time.Millisecond)
+	var list map[string]any
+	et.bearer(http.MethodGet, et.e.PublishingURL(et.srv.URL)+"/scores", token).decode(t, &list)
+	score := emuObject(t, emuArray(t, list["scores"])[0])
+	created, updated := emuWantTime(t, score["createdAt"]), emuWantTime(t, score["updatedAt"])
+	if created.After(before) {
+		t.Errorf("createdAt %s moved with the step", created)
+	}
+	if d := updated.Sub(created); d < 2*time.Hour || d > 2*time.Hour+time.Minute {
+		t.Errorf("updatedAt - createdAt = %s, want the rendering time plus the step of 2h", d)
+	}
+}
+
 // d3 reports whether t is about three hours behind now.
 func d3(t time.Time) bool { return time.Until(t) < -2*time.Hour }
 

@@ -74,7 +74,7 @@ func TestAccField_everyReading(t *testing.T) {
 resource "mediaplatform_external_authentication" "test" {
   domain_name = "CORP"
   enabled     = true
-  servers     = [{ address = "dc1.corp.example", port = 636 }]
+  servers     = [{ address = "dc1.corp.example", port = 636 }, { address = "dc2.corp.example", port = 389, enabled = false }]
 }
 resource "mediaplatform_score" "aliased" {
   score_url = %[1]q
@@ -458,6 +458,63 @@ resource "mediaplatform_score" "test" {
 `, strings.TrimSuffix(accScoreURL("date-"+accName()), ".sib")),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("mediaplatform_score.test[9]", tfjsonpath.New("status"), knownvalue.StringExact("idle")),
+			},
+		}},
+	})
+}
+
+// TestAccField_platformClockSteps: the platform's clock steps two hours forward while
+// the first of 30 scores render, so those scores read as having taken two hours. The
+// apply ends with every score rendered, each create within its timeout of 40 s: the
+// rendering time the shared wait learns is bounded by what this machine's clock saw.
+func TestAccField_platformClockSteps(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulatorWith(t, "a platform clock that steps", emulator.Options{RenderDelay: 500 * time.Millisecond})
+	ctl := emu.control(t, "a clock step")
+	stepped := make(chan struct{})
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) })
+	go func() {
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				if ctl.Stats().Scores >= 3 {
+					ctl.SetFaults(emulator.Faults{ClockOffsetSeconds: 2 * 3600})
+					close(stepped)
+					return
+				}
+			}
+		}
+	}()
+	var checks []statecheck.StateCheck
+	for i := range 30 {
+		checks = append(checks, statecheck.ExpectKnownValue(fmt.Sprintf("mediaplatform_score.test[%d]", i),
+			tfjsonpath.New("status"), knownvalue.StringExact("idle")))
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{{
+			Config: emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  count     = 30
+  score_url = "%s-${count.index}.sib"
+  timeouts {
+    create = "40s"
+  }
+}
+`, strings.TrimSuffix(accScoreURL("step-"+accName()), ".sib")),
+			ConfigStateChecks: checks,
+			Check: func(*terraform.State) error {
+				select {
+				case <-stepped:
+					return nil
+				default:
+					return fmt.Errorf("the platform's clock never stepped")
+				}
 			},
 		}},
 	})
