@@ -314,7 +314,7 @@ func (c *Client) extend(ctx context.Context, tok *AccessToken) (*AccessToken, er
 		next.ExpiresAt = start.Add(next.lifetime)
 	case !info.expiresAt().IsZero():
 		// On the platform's clock: this machine's may be hours away.
-		offset, _ := c.clock.offset(resp.url.Host)
+		offset, _ := c.clock.offset(hostKey(resp.url))
 		next.ExpiresAt = info.expiresAt().Add(-offset)
 		if next.lifetime <= 0 {
 			next.lifetime = next.ExpiresAt.Sub(start)

@@ -71,7 +71,7 @@ func (c *Client) PlatformClockOffset() (offset time.Duration, known bool) {
 	host := ""
 	if base, err := c.PublishingURL(); err == nil {
 		if u, err := url.Parse(base); err == nil {
-			host = u.Host
+			host = hostKey(u)
 		}
 	}
 	return c.clock.offset(host)

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/textproto"
 	"net/url"
 	"os"
@@ -296,11 +297,52 @@ func hostIn(u *url.URL, addresses []string) bool {
 			continue
 		}
 		p, err := url.Parse(a)
-		if err == nil && strings.EqualFold(p.Host, u.Host) && strings.EqualFold(p.Scheme, u.Scheme) {
+		if err == nil && sameHost(p, u) {
 			return true
 		}
 	}
 	return false
+}
+
+// sameHost reports whether a and b name one scheme, host and port, however each is
+// spelt: host names compare without case and without a final dot, IP addresses by
+// value ([::1] is [0:0:0:0:0:0:0:1], an IPv4-mapped address its IPv4 one), and a port
+// left out is the scheme's default.
+func sameHost(a, b *url.URL) bool {
+	if !strings.EqualFold(a.Scheme, b.Scheme) || portOf(a) != portOf(b) {
+		return false
+	}
+	ha, hb := strings.TrimSuffix(a.Hostname(), "."), strings.TrimSuffix(b.Hostname(), ".")
+	ipa, erra := netip.ParseAddr(ha)
+	ipb, errb := netip.ParseAddr(hb)
+	if erra == nil && errb == nil {
+		return ipa.Unmap() == ipb.Unmap()
+	}
+	return erra != nil && errb != nil && strings.EqualFold(ha, hb)
+}
+
+// hostKey is u's host and port in one spelling for every spelling sameHost takes as
+// one: the key of what is learned by host (the platform's clock).
+func hostKey(u *url.URL) string {
+	h := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+	if ip, err := netip.ParseAddr(h); err == nil {
+		h = ip.Unmap().String()
+	}
+	return net.JoinHostPort(h, portOf(u))
+}
+
+// portOf is u's port, or its scheme's default.
+func portOf(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return strings.TrimLeft(p, "0")
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "https":
+		return "443"
+	case "http":
+		return "80"
+	}
+	return ""
 }
 
 // platformHref resolves href against platform_url and checks that it points

@@ -9,6 +9,7 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -171,5 +172,35 @@ func TestRequestHeadersFromTheEnvironment(t *testing.T) {
 	}
 	if got := CheckRequestHeader("X-Ok", "a\r\nInjected: 1"); !strings.Contains(got, "line break") {
 		t.Errorf("a value with a line break: %q", got)
+	}
+}
+
+// TestSameHost: one host in any spelling is one host; another port, scheme or host
+// is not.
+func TestSameHost(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"http://[::1]:8080/x", "http://[0:0:0:0:0:0:0:1]:8080/y", true},
+		{"http://[::1]:8080", "http://[::1]:08080", true},
+		{"http://127.0.0.1:80", "http://[::ffff:127.0.0.1]", true},
+		{"https://Platform.Example./auth", "HTTPS://platform.example:443", true},
+		{"http://[fd00::10]", "http://[fd00:0::10]:80", true},
+		{"http://[::1]:8080", "http://[::2]:8080", false},
+		{"http://[::1]:8080", "https://[::1]:8080", false},
+		{"http://platform.example", "http://platform.example:8080", false},
+		{"http://platform.example", "http://platform.example.evil", false},
+		{"http://127.0.0.1", "http://localhost", false},
+	} {
+		a, _ := url.Parse(tc.a)
+		b, _ := url.Parse(tc.b)
+		if got := sameHost(a, b); got != tc.same {
+			t.Errorf("sameHost(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.same)
+		}
+		if got := hostKey(a) == hostKey(b); got != tc.same && strings.EqualFold(a.Scheme, b.Scheme) {
+			t.Errorf("hostKey(%s) = %s, hostKey(%s) = %s", tc.a, hostKey(a), tc.b, hostKey(b))
+		}
 	}
 }

@@ -161,7 +161,7 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 			}
 			return resp, err
 		}
-		c.clock.observe(resp.url.Host, resp.header.Get("Date"), resp.sent, resp.received)
+		c.clock.observe(hostKey(resp.url), resp.header.Get("Date"), resp.sent, resp.received)
 		return resp, nil
 	}
 }

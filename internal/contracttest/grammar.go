@@ -68,7 +68,8 @@ var Aliases = []Value{
 
 // ServerAddresses are values of serverN (a server's address in the external
 // authentication settings): a host name of RFC 1123 labels with dots between them,
-// or an IPv4 or IPv6 address, with no scheme, port, path or spaces.
+// or an IPv4 or IPv6 address (an IPv6 one also in brackets), with no scheme, port,
+// path or spaces.
 var ServerAddresses = []Value{
 	{"dc1.corp.example", true, "a host name"},
 	{"dc1", true, "a single label"},
@@ -89,7 +90,10 @@ var ServerAddresses = []Value{
 	{"-dc1.corp", false, "a label starting with a hyphen"},
 	{"dc1-.corp", false, "a label ending with a hyphen"},
 	{"dc_1.corp", false, "an underscore (not in RFC 1123 labels)"},
-	{"[2001:db8::10]", false, "an IPv6 address in brackets"},
+	{"[2001:db8::10]", true, "an IPv6 address in the brackets of its URI form, no port (a host, RFC 3986 §3.2.2)"},
+	{"[2001:db8::10]:389", false, "an IPv6 address in brackets with a port"},
+	{"[10.0.0.9]", false, "an IPv4 address in brackets"},
+	{"[dc1.corp]", false, "a host name in brackets"},
 	{"fe80::1%eth0", false, "an IPv6 zone"},
 	{"dc1.corp.exämple", false, "a non-ASCII letter"},
 	{"", false, "empty"},

@@ -164,6 +164,17 @@ func serverAddress() validator.String {
 var hostLabel = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$`)
 
 func checkServerAddress(s string) string {
+	if inner, ok := strings.CutPrefix(s, "["); ok && strings.HasSuffix(inner, "]") {
+		// The URI form of an IPv6 address: brackets, and no port after them.
+		a, err := netip.ParseAddr(strings.TrimSuffix(inner, "]"))
+		switch {
+		case err != nil || !a.Is6() || a.Is4In6():
+			return fmt.Sprintf("%q holds no IPv6 address between its brackets", s)
+		case a.Zone() != "":
+			return fmt.Sprintf("%q carries an IPv6 zone", s)
+		}
+		return ""
+	}
 	if a, err := netip.ParseAddr(s); err == nil {
 		if a.Zone() != "" {
 			return fmt.Sprintf("%q carries an IPv6 zone", s)
@@ -177,6 +188,9 @@ func checkServerAddress(s string) string {
 		return fmt.Sprintf("%q contains a space", s)
 	case strings.Contains(s, "/"):
 		return fmt.Sprintf("%q contains a path", s)
+	case strings.HasPrefix(s, "[") && strings.Contains(s, "]:"):
+		return fmt.Sprintf("%q contains a port after the IPv6 address: give the address alone (in brackets or not), "+
+			"and the port in port", s)
 	case strings.Contains(s, ":"):
 		return fmt.Sprintf("%q contains a port: set it in port", s)
 	case len(s) > 253:
