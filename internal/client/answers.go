@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 )
 
@@ -30,6 +31,47 @@ func unwrap(body []byte, key string) []byte {
 		return v
 	}
 	return body
+}
+
+// decodeAnswer decodes the value of a 2xx answer into out (see unwrap). An absent or
+// null value is its type's zero value (rule "absent means zero"): a platform that
+// leaves out members holding their type's zero value (Go's omitempty, protojson,
+// Jackson's NON_DEFAULT) answers an empty page as {} and a count of 0 as {}, which
+// are an empty list and 0, not answers "of another type". Only a value that is not
+// an object itself (a list, a number, a string) is read so: a bare object is the
+// value.
+func decodeAnswer(body []byte, wrapper string, out any) error {
+	value := unwrap(body, wrapper)
+	target := reflect.ValueOf(out)
+	if wrapper != "" && target.Kind() == reflect.Pointer && !target.IsNil() {
+		t := target.Type().Elem()
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		trimmed := bytes.TrimSpace(value)
+		var doc map[string]json.RawMessage
+		switch t.Kind() {
+		case reflect.Struct, reflect.Map, reflect.Interface:
+		default:
+			if bytes.Equal(trimmed, []byte("null")) ||
+				(len(trimmed) > 0 && trimmed[0] == '{' && json.Unmarshal(trimmed, &doc) == nil) {
+				// {"count": null}, {} for {"count": 0}, {"total": 0} for {"scores": []}.
+				zero := reflect.New(t)
+				elem := target.Elem()
+				for elem.Kind() == reflect.Pointer && elem.Type().Elem() != t {
+					elem.Set(reflect.New(elem.Type().Elem()))
+					elem = elem.Elem()
+				}
+				if elem.Kind() == reflect.Pointer {
+					elem.Set(zero)
+				} else {
+					elem.Set(zero.Elem())
+				}
+				return nil
+			}
+		}
+	}
+	return json.Unmarshal(value, out)
 }
 
 // RedirectError is a redirect answer to an API call. The client follows none:

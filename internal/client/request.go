@@ -149,7 +149,7 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 		// captive portal or a catch-all web front end answers 200 with a page of its own.
 		err = c.platformAnswer(r, resp)
 		if err == nil && out != nil && len(bytes.TrimSpace(resp.body)) > 0 && !r.textAnswer {
-			if uerr := json.Unmarshal(unwrap(resp.body, r.wrapper), out); uerr != nil {
+			if uerr := decodeAnswer(resp.body, r.wrapper, out); uerr != nil {
 				err = &UnreadableAnswerError{Method: r.method, Path: pathOf(resp.url), Status: resp.status, Reason: jsonProblem(uerr)}
 			}
 		}

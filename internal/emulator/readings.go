@@ -92,6 +92,10 @@ type Readings struct {
 	// instant as the answer's Date plus the wait) instead of seconds; RFC 9110 §10.2.3
 	// allows either form.
 	RetryAfterDate bool `json:"retryAfterDate"`
+	// OmitEmptyScoreMembers: the score API's answers leave out, at every depth, every
+	// member whose value is false, zero, empty or an empty list (Go's omitempty,
+	// protojson without EmitDefaultValues): an empty page is {}, a count of 0 is {}.
+	OmitEmptyScoreMembers bool `json:"omitEmptyScoreMembers"`
 }
 
 // readingFields are the Readings' fields by JSON name, in declaration order.

@@ -108,6 +108,13 @@ func (s *scoreState) count() int {
 	return len(s.scores)
 }
 
+// viewCount is the number of existing views (a view goes with its score).
+func (s *scoreState) viewCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.views)
+}
+
 func (s *scoreState) clock() time.Time {
 	if s.now != nil {
 		return s.now()
@@ -295,10 +302,65 @@ func (e *Emulator) handlePublishScore(w http.ResponseWriter, r *http.Request, u 
 // writeWrapped writes v as {key: v}, or v alone under the BareBodies reading.
 func (e *Emulator) writeWrapped(w http.ResponseWriter, key string, v any) {
 	if e.readings().BareBodies {
-		writeJSON(w, http.StatusOK, v)
+		e.writeScoreAnswer(w, v)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{key: v})
+	e.writeScoreAnswer(w, map[string]any{key: v})
+}
+
+// writeScoreAnswer writes a 200 answer of the score API; under the reading
+// omitEmptyScoreMembers without its members whose value is false, zero, empty or an
+// empty list, at any depth (Go's omitempty, protojson without EmitDefaultValues): an
+// empty page is {}, a count of 0 is {}.
+func (e *Emulator) writeScoreAnswer(w http.ResponseWriter, v any) {
+	if e.readings().OmitEmptyScoreMembers {
+		if b, err := json.Marshal(v); err == nil {
+			var doc any
+			if json.Unmarshal(b, &doc) == nil {
+				v = omitEmptyMembers(doc)
+			}
+		}
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+// omitEmptyMembers removes, at every depth, the object members whose value is null,
+// false, 0, "" or [].
+func omitEmptyMembers(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, inner := range v {
+			switch inner := inner.(type) {
+			case nil:
+				delete(v, k)
+			case bool:
+				if !inner {
+					delete(v, k)
+				}
+			case float64:
+				if inner == 0 {
+					delete(v, k)
+				}
+			case string:
+				if inner == "" {
+					delete(v, k)
+				}
+			case []any:
+				if len(inner) == 0 {
+					delete(v, k)
+				} else {
+					v[k] = omitEmptyMembers(inner)
+				}
+			default:
+				v[k] = omitEmptyMembers(inner)
+			}
+		}
+	case []any:
+		for i := range v {
+			v[i] = omitEmptyMembers(v[i])
+		}
+	}
+	return v
 }
 
 // scoreURLHost returns the lower-cased host name of an absolute http(s) URL.
@@ -471,7 +533,7 @@ func (e *Emulator) handleListScores(w http.ResponseWriter, r *http.Request, _ *U
 	scores := e.matching(q.criteria)
 	from, to := q.window(len(scores))
 	if e.readings().BareBodies {
-		writeJSON(w, http.StatusOK, scores[from:to])
+		e.writeScoreAnswer(w, scores[from:to])
 		return
 	}
 	answer := map[string]any{"scores": scores[from:to]}
@@ -480,7 +542,7 @@ func (e *Emulator) handleListScores(w http.ResponseWriter, r *http.Request, _ *U
 		answer["total"], answer["offset"], answer["limit"] = len(scores), q.offset, q.limit
 		answer["_links"] = map[string]any{"self": link{Href: baseURL(r) + r.URL.RequestURI()}}
 	}
-	writeJSON(w, http.StatusOK, answer)
+	e.writeScoreAnswer(w, answer)
 }
 
 // readQueryParams reads the parameters of a list or count call where the reading in
@@ -519,10 +581,10 @@ func (e *Emulator) handleCountScores(w http.ResponseWriter, r *http.Request, _ *
 	}
 	from, to := q.window(len(e.matching(q.criteria)))
 	if e.readings().BareCount {
-		writeJSON(w, http.StatusOK, to-from)
+		e.writeScoreAnswer(w, to-from)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"count": to - from})
+	e.writeScoreAnswer(w, map[string]any{"count": to - from})
 }
 
 // scoreMatches applies the criteria to the score's JSON form: "scoreId" is
