@@ -30,7 +30,7 @@ func (e *emu) stats(t *testing.T) stats {
 	t.Helper()
 	r := e.do(t, http.MethodGet, e.PlatformURL+"/_emulator/stats", nil).want(t, http.StatusOK)
 	var s stats
-	for _, k := range []string{"requests", "logins", "liveSessions", "liveTokens", "scores"} {
+	for _, k := range []string{"requests", "logins", "liveSessions", "liveTokens", "scores", "views"} {
 		if !has(r.obj(t), k) {
 			t.Errorf("stats lack %s: %s", k, r.body)
 		}

@@ -25,6 +25,7 @@ func TestControlStatsShape(t *testing.T) {
 		"liveSessions": float64(0),
 		"liveTokens":   float64(0),
 		"scores":       float64(0),
+		"views":        float64(0),
 	}
 	if !reflect.DeepEqual(body, want) {
 		t.Errorf("fresh stats = %v, want %v", body, want)

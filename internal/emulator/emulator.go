@@ -395,6 +395,8 @@ type Stats struct {
 	LiveSessions int            `json:"liveSessions"`
 	LiveTokens   int            `json:"liveTokens"`
 	Scores       int            `json:"scores"`
+	// Views counts the existing score views: those of existing scores, expired or not.
+	Views int `json:"views"`
 }
 
 // TotalRequests is the sum of all request counts.
@@ -421,6 +423,7 @@ func (e *Emulator) Stats() Stats {
 		LiveSessions: e.admin.live(),
 		LiveTokens:   e.auth.live(),
 		Scores:       e.scores.count(),
+		Views:        e.scores.viewCount(),
 	}
 }
 

@@ -288,7 +288,14 @@ func (r *scoreViewResource) Create(ctx context.Context, req resource.CreateReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	scoreUUID, received := plan.create(ctx, r.client, "View", &resp.Diagnostics)
+	// A create already on the wire when Terraform is stopped (Ctrl-C, SIGTERM) may
+	// finish, for at most request_timeout more, as a publish does: the platform has
+	// made the view, and only its answer brings the view into the state. Without it the
+	// next apply would create the view again, and the lost viewer URL would stay open,
+	// held by nobody, until it expired.
+	createCtx, stopCreate := withGrace(ctx, r.client.RequestTimeout())
+	scoreUUID, received := plan.create(createCtx, r.client, "View", &resp.Diagnostics)
+	stopCreate()
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -4,6 +4,7 @@ package provider
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
 // TestAccProviderSignals stops terraform runs the way CI does, through the real
@@ -98,6 +100,51 @@ func TestAccProviderSignals(t *testing.T) {
 			t.Errorf("after the stopped apply and one more, the platform holds %d scores, want 12 (no duplicates):\n%s", n, next)
 		}
 		w.run("destroy", "-auto-approve")
+	})
+
+	// Views are the other write of an apply: the platform makes the view at once, and
+	// only the create's answer (its id and viewer URL) brings it into the state. The
+	// proxy holds each answer back for viewAnswerDelay, so the stop comes when the
+	// platform has made every view and the provider has read none of the answers.
+	t.Run("SIGTERM while views are created", func(t *testing.T) {
+		t.Parallel()
+		const views, viewAnswerDelay = 8, 3 * time.Second
+		emu, proxy := newProxiedTestEmulatorWith(t, "view answers held back", emulator.Options{RenderDelay: testRenderDelay})
+		ctl := emu.control(t, "view answers held back")
+		proxy.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/view$`, Delay: viewAnswerDelay})
+		name := accName()
+		config := fmt.Sprintf("resource \"mediaplatform_score\" \"s\" {\n  score_url = %q\n  score_id  = %q\n}\n", accScoreURL(name), name)
+		for i := range views {
+			config += fmt.Sprintf("resource \"mediaplatform_score_view\" \"v%d\" {\n  score = mediaplatform_score.s.id\n  license_string = \"copy %d\"\n}\n", i, i)
+		}
+		w := &workspace{t: t, terraform: terraformPath, dir: t.TempDir(), cliConfig: cliConfig, emu: emu}
+		w.write(config)
+		cmd, out := startGroup(t, w)
+		for deadline := time.Now().Add(90 * time.Second); ctl.Stats().Views < views; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the platform never held %d views:\n%s", views, out)
+			}
+		}
+		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+		inState := 0
+		for _, address := range strings.Fields(w.run("state", "list")) {
+			if strings.HasPrefix(address, "mediaplatform_score_view.") {
+				inState++
+			}
+		}
+		if created := ctl.Stats().Views; inState != created {
+			t.Errorf("after SIGTERM the platform holds %d views and the state %d:\n%s", created, inState, out)
+		}
+		if !tokensGone(ctl, 5*time.Second) {
+			t.Errorf("after SIGTERM the provider's platform token is still live")
+		}
+		next := w.run("apply", "-auto-approve")
+		if n := ctl.Stats().Views; n != views {
+			t.Errorf("after the stopped apply and one more, the platform holds %d views, want %d (none created twice):\n%s", n, views, next)
+		}
 	})
 
 	t.Run("kill -9 of terraform", func(t *testing.T) {
