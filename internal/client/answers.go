@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"net/url"
@@ -163,8 +164,10 @@ func jsonProblem(err error) string {
 		return fmt.Sprintf("its field %s holds a JSON %s where the API has another type", typeErr.Field, typeErr.Value)
 	case errors.As(err, &typeErr):
 		return fmt.Sprintf("it is a JSON %s where the API answers with another type", typeErr.Value)
-	case err != nil:
+	case errors.Is(err, io.ErrUnexpectedEOF):
 		return "it is not valid JSON (it ends too early)"
+	case err != nil:
+		return "a value in it cannot be read"
 	}
 	return "it is not valid JSON"
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 )
@@ -86,23 +87,42 @@ func (c *Client) PlatformTime(local time.Time) (t time.Time, known bool) {
 	return local.Add(d), ok
 }
 
-// flexTime decodes an RFC 3339 time, tolerating null and the empty string.
+// flexTime decodes a timestamp of the platform. It takes RFC 3339 in every form the
+// RFC allows (its §5.6 note: a space or a lowercase t between date and time, a
+// lowercase z) and ISO 8601's offset without a colon. It never fails: a value it
+// cannot read (another form, another JSON type) is the zero time, as if absent, so
+// that a timestamp the caller does not need never turns an answer, the proof of a
+// write above all, into an unreadable one (rule "a write is recorded from what proves
+// it"); a caller that needs the time reads the object back or reports it missing.
 type flexTime struct{ time.Time }
 
-// UnmarshalJSON accepts an RFC 3339 string, "" or null.
+// timeLayouts are the forms parseTime tries after normalising the separator and "z".
+var timeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700", "2006-01-02T15:04:05.999999999Z07"}
+
+// parseTime reads a timestamp in any of the forms flexTime takes.
+func parseTime(s string) (time.Time, bool) {
+	s = strings.TrimSpace(s)
+	if len(s) > 10 && (s[10] == ' ' || s[10] == 't') {
+		s = s[:10] + "T" + s[11:]
+	}
+	if strings.HasSuffix(s, "z") {
+		s = s[:len(s)-1] + "Z"
+	}
+	for _, layout := range timeLayouts {
+		if v, err := time.Parse(layout, s); err == nil {
+			return v.UTC(), true
+		}
+	}
+	return time.Time{}, false
+}
+
+// UnmarshalJSON reads a timestamp; anything else (null, "", another form or type) is
+// the zero time.
 func (t *flexTime) UnmarshalJSON(b []byte) error {
-	var s *string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return err
+	t.Time = time.Time{}
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		t.Time, _ = parseTime(s)
 	}
-	if s == nil || *s == "" {
-		t.Time = time.Time{}
-		return nil
-	}
-	v, err := time.Parse(time.RFC3339Nano, *s)
-	if err != nil {
-		return err
-	}
-	t.Time = v.UTC()
 	return nil
 }

@@ -149,7 +149,17 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 		// captive portal or a catch-all web front end answers 200 with a page of its own.
 		err = c.platformAnswer(r, resp)
 		if err == nil && out != nil && len(bytes.TrimSpace(resp.body)) > 0 && !r.textAnswer {
-			if uerr := decodeAnswer(resp.body, r.wrapper, out); uerr != nil {
+			var typeErr *json.UnmarshalTypeError
+			switch uerr := decodeAnswer(resp.body, r.wrapper, out); {
+			case errors.As(uerr, &typeErr) && typeErr.Field != "":
+				// The platform's JSON with a member of another type than the client reads
+				// (decoded as far as it goes, the member left zero): the answer is the
+				// platform's, and proves a write; a member the caller needs and lacks
+				// is the caller's to read back or report (rule "a write is recorded from
+				// what proves it").
+				c.warnFallback(ctx, "unreadable-member", "a member of the platform's answer holds another type than "+
+					"the provider reads; it is taken as absent", map[string]any{"method": r.method, "path": pathOf(resp.url), "member": typeErr.Field})
+			case uerr != nil:
 				err = &UnreadableAnswerError{Method: r.method, Path: pathOf(resp.url), Status: resp.status, Reason: jsonProblem(uerr)}
 			}
 		}

@@ -4,7 +4,9 @@ package client
 // each tried on the readings of issue 36 that broke it.
 
 import (
+	"encoding/json"
 	"testing"
+	"time"
 )
 
 // TestEmptyAnswersAreZero: a platform that leaves out members holding their zero
@@ -40,5 +42,55 @@ func TestEmptyAnswersAreZero(t *testing.T) {
 	}
 	if all, err := c.ListAllScores(env.ctx, ScoreCriteria{}, 0, 0); err != nil || len(all) != 1 {
 		t.Errorf("the list of one score: %d scores, %v", len(all), err)
+	}
+}
+
+// TestSpaceTimestamps: timestamps with a space instead of T (RFC 3339 §5.6 note) are
+// read; a publish, a view and the token's removal link no longer fail on them (a
+// publish ended as an unknown outcome, a view was reported failed, and every run left
+// its token live).
+func TestSpaceTimestamps(t *testing.T) {
+	t.Parallel()
+	env, c := readingEnv(t, "spaceTimestamps")
+	s, err := c.PublishScore(env.ctx, PublishScoreInput{ScoreURL: "https://cdn.example/space.sib", Alias: "space"})
+	if err != nil {
+		t.Fatalf("publish: %v", err)
+	}
+	if s.CreatedAt.IsZero() || s.Recovered != "" {
+		t.Errorf("the published score: createdAt %v, recovered %q", s.CreatedAt, s.Recovered)
+	}
+	v, err := c.CreateView(env.ctx, s.ID, ViewInput{})
+	if err != nil {
+		t.Fatalf("view: %v", err)
+	}
+	if v.ExpiresAt.IsZero() {
+		t.Errorf("the view's expiry was not read")
+	}
+	if err := c.Close(env.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := env.stats(); st.LiveTokens != 0 {
+		t.Errorf("%d platform tokens live after Close, want 0", st.LiveTokens)
+	}
+}
+
+// TestFlexTime: every form RFC 3339 allows, and anything else as absent (zero).
+func TestFlexTime(t *testing.T) {
+	t.Parallel()
+	want := time.Date(2026, 11, 23, 22, 45, 52, 123000000, time.UTC)
+	for _, in := range []string{
+		`"2026-11-23T22:45:52.123Z"`, `"2026-11-23 22:45:52.123000+00:00"`, `"2026-11-23t22:45:52.123z"`,
+		`"2026-11-24T00:45:52.123+02:00"`, `"2026-11-24T00:45:52.123+0200"`, `"2026-11-24 00:45:52.123+02"`,
+	} {
+		var ft flexTime
+		if err := json.Unmarshal([]byte(in), &ft); err != nil || !ft.Equal(want) {
+			t.Errorf("%s: %v, %v; want %v", in, ft.Time, err, want)
+		}
+	}
+	for _, in := range []string{`null`, `""`, `"yesterday"`, `1764024352`, `{}`} {
+		var ft flexTime
+		if err := json.Unmarshal([]byte(in), &ft); err != nil || !ft.IsZero() {
+			t.Errorf("%s: %v, %v; want the zero time", in, ft.Time, err)
+		}
 	}
 }

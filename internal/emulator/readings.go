@@ -96,6 +96,10 @@ type Readings struct {
 	// member whose value is false, zero, empty or an empty list (Go's omitempty,
 	// protojson without EmitDefaultValues): an empty page is {}, a count of 0 is {}.
 	OmitEmptyScoreMembers bool `json:"omitEmptyScoreMembers"`
+	// SpaceTimestamps: timestamps have a space instead of T between date and time and
+	// microseconds, 2026-11-23 22:45:52.123000+00:00 (the RFC 3339 §5.6 note allows
+	// the space; Python's str(datetime) writes this form).
+	SpaceTimestamps bool `json:"spaceTimestamps"`
 }
 
 // readingFields are the Readings' fields by JSON name, in declaration order.
@@ -141,7 +145,7 @@ func (r *Readings) Set(name string) error {
 
 // rewritesAnswers reports whether answerWriter has anything to change.
 func (r Readings) rewritesAnswers() bool {
-	return r.CTMSErrors || r.TextErrors || r.SingleLinks || r.CharsetMediaTypes || r.TimeOffsets
+	return r.CTMSErrors || r.TextErrors || r.SingleLinks || r.CharsetMediaTypes || r.TimeOffsets || r.SpaceTimestamps
 }
 
 // readings returns the readings in force.
@@ -211,7 +215,7 @@ func (a *answerWriter) flush() {
 
 // rewriteJSON shifts and reformats the timestamps and folds single HAL links.
 func (a *answerWriter) rewriteJSON(body []byte) []byte {
-	if a.offsetAt != nil || a.readings.TimeOffsets {
+	if a.offsetAt != nil || a.readings.TimeOffsets || a.readings.SpaceTimestamps {
 		body = timestampPattern.ReplaceAllFunc(body, func(m []byte) []byte {
 			t, err := time.Parse(`"`+timeFormat+`"`, string(m))
 			if err != nil {
@@ -220,8 +224,13 @@ func (a *answerWriter) rewriteJSON(body []byte) []byte {
 			if a.offsetAt != nil {
 				t = t.Add(a.offsetAt(t))
 			}
-			if a.readings.TimeOffsets {
+			switch {
+			case a.readings.TimeOffsets && a.readings.SpaceTimestamps:
+				return []byte(`"` + t.In(time.FixedZone("", 2*3600)).Format("2006-01-02 15:04:05-07:00") + `"`)
+			case a.readings.TimeOffsets:
 				return []byte(`"` + t.In(time.FixedZone("", 2*3600)).Format("2006-01-02T15:04:05-07:00") + `"`)
+			case a.readings.SpaceTimestamps:
+				return []byte(`"` + t.UTC().Format("2006-01-02 15:04:05.000000-07:00") + `"`)
 			}
 			return []byte(`"` + formatTime(t) + `"`)
 		})
