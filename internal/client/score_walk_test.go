@@ -19,6 +19,7 @@ func TestWalkUnderChurn(t *testing.T) {
 		t.Run(order.name, func(t *testing.T) {
 			t.Parallel()
 			env, c := seededChurnEnv(t, 1500, 10*time.Millisecond, order.readings)
+			start := time.Now()
 			initial, err := c.ListAllScores(env.ctx, ScoreCriteria{}, 0, 0)
 			if err != nil || len(initial) != 1500 {
 				t.Fatalf("the quiet listing: %d scores, %v", len(initial), err)
@@ -27,7 +28,12 @@ func TestWalkUnderChurn(t *testing.T) {
 			for i, s := range initial {
 				ids[i] = s.ID
 			}
-			ch := startChurn(t, env.client(), ids, 60, 3, true)
+			// The churn keeps pace with this machine: about one publish and one delete
+			// per page the walk reads (measured on the quiet listing, 15 pages), at most
+			// 60 a second, so that a slower machine meets the same churn per page.
+			pagesPerSecond := float64(len(initial)/MaxListLimit) / time.Since(start).Seconds()
+			rate := int(min(max(pagesPerSecond, 3), 60))
+			ch := startChurn(t, env.client(), ids, rate, 3, true)
 			var missed, walks int
 			for walks < 4 {
 				listed, err := c.ListAllScores(env.ctx, ScoreCriteria{}, 0, 0)
@@ -56,8 +62,8 @@ func TestWalkUnderChurn(t *testing.T) {
 			if ch.published.Load() < 10 {
 				t.Fatalf("the churn published only %d scores during %d walks: the test proves nothing", ch.published.Load(), walks)
 			}
-			t.Logf("%d walks, %d scores published and %d deleted meanwhile, %d missed", walks, ch.published.Load(),
-				len(ch.deleted), missed)
+			t.Logf("%d walks, %d scores published and %d deleted meanwhile (%d a second, for %.0f pages a second), %d missed",
+				walks, ch.published.Load(), len(ch.deleted), rate, pagesPerSecond, missed)
 		})
 	}
 }
