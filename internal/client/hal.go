@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"strings"
+
+	stduritemplate "github.com/std-uritemplate/std-uritemplate/go/v2"
 )
 
 // Link is a HAL link object.
@@ -33,22 +36,39 @@ func (l *Links) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// First returns the first link of relation rel.
+// First returns the first link of relation rel, its href expanded (see expanded).
 func (l Links) First(rel string) (Link, bool) {
 	if links := l[rel]; len(links) > 0 {
-		return links[0], true
+		return links[0].expanded(), true
 	}
 	return Link{}, false
 }
 
-// Named returns the link of relation rel with the given name.
+// Named returns the link of relation rel with the given name, its href expanded (see
+// expanded).
 func (l Links) Named(rel, name string) (Link, bool) {
 	for _, link := range l[rel] {
 		if link.Name == name {
-			return link, true
+			return link.expanded(), true
 		}
 	}
 	return Link{}, false
+}
+
+// expanded returns the link with its href expanded as an RFC 6570 URI template with
+// no variables (rule "every link may be a template"): contract §0 lets any link be
+// templated, and a link the client follows has no variable the client could fill, so
+// an optional expression such as {?fields} expands to nothing. An href holding a
+// brace is taken as a template even without "templated": braces are not allowed in a
+// URI (RFC 3986 §2), so no plain href has one.
+func (l Link) expanded() Link {
+	if !l.Templated && !strings.ContainsAny(l.Href, "{}") {
+		return l
+	}
+	if href, err := stduritemplate.Expand(l.Href, stduritemplate.Substitutions{}); err == nil {
+		l.Href, l.Templated = href, false
+	}
+	return l
 }
 
 // oneOrMany decodes a JSON array of T, or a single T as an array of one.

@@ -100,6 +100,10 @@ type Readings struct {
 	// microseconds, 2026-11-23 22:45:52.123000+00:00 (the RFC 3339 §5.6 note allows
 	// the space; Python's str(datetime) writes this form).
 	SpaceTimestamps bool `json:"spaceTimestamps"`
+	// TemplatedLinks: every HAL link but self and curies is an RFC 6570 template
+	// with an optional query expression ({?fields}, "templated": true), as contract §0
+	// allows for every link: the token flow's links and command:cancel.
+	TemplatedLinks bool `json:"templatedLinks"`
 }
 
 // readingFields are the Readings' fields by JSON name, in declaration order.
@@ -145,7 +149,7 @@ func (r *Readings) Set(name string) error {
 
 // rewritesAnswers reports whether answerWriter has anything to change.
 func (r Readings) rewritesAnswers() bool {
-	return r.CTMSErrors || r.TextErrors || r.SingleLinks || r.CharsetMediaTypes || r.TimeOffsets || r.SpaceTimestamps
+	return r.CTMSErrors || r.TextErrors || r.SingleLinks || r.CharsetMediaTypes || r.TimeOffsets || r.SpaceTimestamps || r.TemplatedLinks
 }
 
 // readings returns the readings in force.
@@ -235,6 +239,14 @@ func (a *answerWriter) rewriteJSON(body []byte) []byte {
 			return []byte(`"` + formatTime(t) + `"`)
 		})
 	}
+	if a.readings.TemplatedLinks && bytes.Contains(body, []byte(`"_links"`)) {
+		var doc any
+		if json.Unmarshal(body, &doc) == nil {
+			if out, err := json.Marshal(templatedLinks(doc)); err == nil {
+				body = out
+			}
+		}
+	}
 	if a.readings.SingleLinks && bytes.Contains(body, []byte(`"_links"`)) {
 		var doc any
 		if json.Unmarshal(body, &doc) == nil {
@@ -263,6 +275,43 @@ func singleLinks(v any) any {
 	case []any:
 		for i := range v {
 			v[i] = singleLinks(v[i])
+		}
+	}
+	return v
+}
+
+// templatedLinks turns the href of every HAL link but self and curies into a template
+// with an optional query expression, {?fields}, marked "templated": true.
+func templatedLinks(v any) any {
+	template := func(l any) {
+		if m, ok := l.(map[string]any); ok {
+			if href, ok := m["href"].(string); ok && m["templated"] != true {
+				m["href"], m["templated"] = href+"{?fields}", true
+			}
+		}
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for k, inner := range v {
+			v[k] = templatedLinks(inner)
+		}
+		if links, ok := v["_links"].(map[string]any); ok {
+			for rel, l := range links {
+				if rel == "self" || rel == "curies" {
+					continue
+				}
+				if arr, ok := l.([]any); ok {
+					for _, one := range arr {
+						template(one)
+					}
+				} else {
+					template(l)
+				}
+			}
+		}
+	case []any:
+		for i := range v {
+			v[i] = templatedLinks(v[i])
 		}
 	}
 	return v
