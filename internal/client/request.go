@@ -124,6 +124,14 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 			}
 			continue
 		}
+		if seeOtherAfterWrite(r, resp) {
+			// 303 See Other to a write, on the same host: the write was carried out
+			// (RFC 9110 §15.4.4, contract §0). It carries no value; the caller reads
+			// what else it needs with a request of its own, and the Location is not
+			// followed.
+			c.clock.observe(hostKey(resp.url), resp.header.Get("Date"), resp.sent, resp.received)
+			return resp, nil
+		}
 		if resp.status >= 300 && resp.status <= 399 {
 			// Servers never redirect an API call (contract §0), and following one would
 			// send the credential to wherever it points.
@@ -134,6 +142,7 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 			apiErr := parseAPIError(r.method, resp)
 			apiErr.Host, apiErr.Setting = resp.url.Host, c.settingFor(resp.url)
 			apiErr.Proxy, apiErr.ProxyVar = c.proxyFor(resp.url)
+			apiErr.Tunnelled = apiErr.Proxy != "" && resp.url.Scheme == "https"
 			apiErr.HeadersSet = len(c.cfg.RequestHeaders) > 0 && hostIn(resp.url, c.platformHosts())
 			c.maskAPIError(apiErr)
 			logDebug(ctx, "API error", map[string]any{
@@ -174,6 +183,18 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 		c.clock.observe(hostKey(resp.url), resp.header.Get("Date"), resp.sent, resp.received)
 		return resp, nil
 	}
+}
+
+// seeOtherAfterWrite reports whether resp is a 303 See Other answering the write r
+// with a Location on the host r went to.
+func seeOtherAfterWrite(r *request, resp *response) bool {
+	switch {
+	case resp.status != http.StatusSeeOther,
+		r.method != http.MethodPost && r.method != http.MethodPut && r.method != http.MethodDelete && r.method != http.MethodPatch:
+		return false
+	}
+	loc, err := resp.url.Parse(resp.header.Get("Location"))
+	return err == nil && resp.header.Get("Location") != "" && hostIn(loc, []string{resp.url.String()})
 }
 
 // attemptInfo carries per-call state through the retry loop (in the request

@@ -5,6 +5,8 @@ package client
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
@@ -129,5 +131,55 @@ func TestTemplatedLinks(t *testing.T) {
 	}
 	if st := env.stats(); st.LiveTokens != 0 {
 		t.Errorf("%d platform tokens live, want 0", st.LiveTokens)
+	}
+}
+
+// TestSeeOtherAfterWrite: a token extension and removal answered 303 See Other on the
+// same host were carried out (contract §0 as amended): the removal no longer fails
+// with "the platform redirected DELETE", the extension no longer counts as failed
+// (which granted a new token and left the extended one live).
+func TestSeeOtherAfterWrite(t *testing.T) {
+	t.Parallel()
+	env, c := readingEnv(t, "seeOtherWrites")
+	tok, err := c.GrantAccessToken(env.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	extended, err := c.ExtendAccessToken(env.ctx, tok)
+	if err != nil {
+		t.Fatalf("extend: %v", err)
+	}
+	if extended.Token != tok.Token || !extended.ExpiresAt.After(time.Now()) {
+		t.Errorf("the extended token: %+v", extended)
+	}
+	if err := c.RemoveAccessToken(env.ctx, extended); err != nil {
+		t.Fatalf("remove: %v", err)
+	}
+	if st := env.stats(); st.LiveTokens != 0 || st.Logins["oauth"] != 1 {
+		t.Errorf("%d tokens live after %d grants, want 0 after 1", st.LiveTokens, st.Logins["oauth"])
+	}
+}
+
+// TestSeeOtherIsSuccessOnlyForAWriteOnItsHost: a 303 is a write's success only on the
+// host the write went to; to another host, or to a GET, it stays a redirect.
+func TestSeeOtherIsSuccessOnlyForAWriteOnItsHost(t *testing.T) {
+	t.Parallel()
+	at, _ := url.Parse("https://platform.example/auth/tokens/current")
+	for _, tc := range []struct {
+		method, location string
+		status           int
+		want             bool
+	}{
+		{http.MethodDelete, "/auth", http.StatusSeeOther, true},
+		{http.MethodPost, "https://PLATFORM.example:443/auth/tokens/current", http.StatusSeeOther, true},
+		{http.MethodDelete, "https://elsewhere.example/auth", http.StatusSeeOther, false},
+		{http.MethodDelete, "", http.StatusSeeOther, false},
+		{http.MethodGet, "/auth", http.StatusSeeOther, false},
+		{http.MethodDelete, "/auth", http.StatusFound, false},
+	} {
+		resp := &response{status: tc.status, header: http.Header{"Location": {tc.location}}, url: at}
+		if got := seeOtherAfterWrite(&request{method: tc.method}, resp); got != tc.want {
+			t.Errorf("%s answered %d to %q: success %v, want %v", tc.method, tc.status, tc.location, got, tc.want)
+		}
 	}
 }

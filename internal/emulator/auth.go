@@ -295,13 +295,28 @@ func (e *Emulator) handleTokenExtend(w http.ResponseWriter, r *http.Request, tok
 		unauthorizedToken(w)
 		return
 	}
+	if e.readings().SeeOtherWrites {
+		seeOther(w, baseURL(r)+tokenInfoPath)
+		return
+	}
 	writeHAL(w, http.StatusOK, e.tokenInfo(r, token, expiresAt))
 }
 
-func (e *Emulator) handleTokenRemoval(w http.ResponseWriter, _ *http.Request, token string) {
+func (e *Emulator) handleTokenRemoval(w http.ResponseWriter, r *http.Request, token string) {
 	if _, ok := e.updateToken(token, func(t *accessToken) { t.removed = true }); !ok {
 		unauthorizedToken(w)
 		return
 	}
+	if e.readings().SeeOtherWrites {
+		seeOther(w, baseURL(r)+"/auth")
+		return
+	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// seeOther answers a write that was carried out with 303 See Other to location
+// (RFC 9110 §15.4.4; the reading seeOtherWrites).
+func seeOther(w http.ResponseWriter, location string) {
+	w.Header().Set("Location", location)
+	w.WriteHeader(http.StatusSeeOther)
 }

@@ -104,6 +104,10 @@ type Readings struct {
 	// with an optional query expression ({?fields}, "templated": true), as contract §0
 	// allows for every link: the token flow's links and command:cancel.
 	TemplatedLinks bool `json:"templatedLinks"`
+	// SeeOtherWrites: the token extension answers 303 See Other to the token
+	// information and the token removal 303 to /auth, on the same host, without a body
+	// (RFC 9110 §15.4.4; contract §0 as amended).
+	SeeOtherWrites bool `json:"seeOtherWrites"`
 }
 
 // readingFields are the Readings' fields by JSON name, in declaration order.
