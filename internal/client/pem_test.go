@@ -174,3 +174,64 @@ func TestNew_readsPEMAsTheChecksDo(t *testing.T) {
 		t.Errorf("an indented certificate with its key in CRLF: %v", err)
 	}
 }
+
+// TestPEMProblem_theFixesWork runs the openssl commands that the errors and the guide
+// give for an encrypted key and a PKCS#12 bundle (with the passphrase on the command
+// line instead of at the prompt), and checks that what they write is accepted and
+// makes a pair: the advice is not a guess.
+func TestPEMProblem_theFixesWork(t *testing.T) {
+	t.Parallel()
+	openssl, err := exec.LookPath("openssl")
+	if err != nil {
+		t.Skip("openssl is not on PATH: the commands the errors give cannot be run")
+	}
+	cert, key := testca.New(t, "fix CA").Issue(t, "fix", time.Now().Add(time.Hour))
+	dir := t.TempDir()
+	run := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command(openssl, args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("openssl %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	read := func(name string) string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for name, content := range map[string]string{"cert.pem": cert, "plain-key.pem": key} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// An encrypted key, as a secret store may hold it.
+	run("pkey", "-in", "plain-key.pem", "-aes256", "-passout", "pass:secret", "-out", "key.pem")
+	if got := PEMProblem(NormalizePEM(read("key.pem")), PEMPrivateKey); !strings.Contains(got, "openssl pkey -in key.pem -out plain.pem") {
+		t.Fatalf("an encrypted key written by openssl: %q", got)
+	}
+	run("pkey", "-in", "key.pem", "-passin", "pass:secret", "-out", "plain.pem")
+	if _, err := ReadClientCertificate(cert, read("plain.pem")); err != nil {
+		t.Errorf("the key decrypted as the error says: %v", err)
+	}
+
+	// A PKCS#12 bundle.
+	run("pkcs12", "-export", "-in", "cert.pem", "-inkey", "plain-key.pem", "-passout", "pass:secret", "-out", "bundle.p12")
+	bundle := read("bundle.p12")
+	if got := PEMProblem(bundle, PEMCertificates); !strings.Contains(got, "openssl pkcs12 -in bundle.p12 -nodes -nokeys -out cert.pem") {
+		t.Fatalf("a PKCS#12 bundle as the certificate: %q", got)
+	}
+	if got := PEMProblem(bundle, PEMPrivateKey); !strings.Contains(got, "openssl pkcs12 -in bundle.p12 -nodes -nocerts -out key.pem") {
+		t.Fatalf("a PKCS#12 bundle as the key: %q", got)
+	}
+	run("pkcs12", "-in", "bundle.p12", "-passin", "pass:secret", "-nodes", "-nokeys", "-out", "bundle-cert.pem")
+	run("pkcs12", "-in", "bundle.p12", "-passin", "pass:secret", "-nodes", "-nocerts", "-out", "bundle-key.pem")
+	// openssl writes "Bag Attributes" lines before each block: still PEM.
+	if _, err := ReadClientCertificate(read("bundle-cert.pem"), read("bundle-key.pem")); err != nil {
+		t.Errorf("the certificate and key taken out of the bundle as the errors say: %v", err)
+	}
+}
