@@ -308,8 +308,9 @@ func testCorporateGuide(t *testing.T, newWorkspace func(*testing.T, *testEmulato
 	}
 	cfg := emu.config()
 	w.env = []string{
-		"MEDIAPLATFORM_ADMIN_URL=" + cfg.AdminURL, "MEDIAPLATFORM_ADMIN_USERNAME=" + cfg.AdminUsername,
-		"MEDIAPLATFORM_ADMIN_PASSWORD=" + cfg.AdminPassword, "MEDIAPLATFORM_PLATFORM_URL=" + cfg.PlatformURL,
+		// The example's addresses are the gateway's, from its address alone.
+		"TF_VAR_gateway=" + emu.URL,
+		"MEDIAPLATFORM_ADMIN_USERNAME=" + cfg.AdminUsername, "MEDIAPLATFORM_ADMIN_PASSWORD=" + cfg.AdminPassword,
 		"MEDIAPLATFORM_CLIENT_ID=" + cfg.ClientID, "MEDIAPLATFORM_CLIENT_SECRET=" + cfg.ClientSecret,
 		"MEDIAPLATFORM_USERNAME=" + cfg.Username, "MEDIAPLATFORM_PASSWORD=" + cfg.Password,
 		"TF_VAR_ca_cert_file=ca.pem", "TF_VAR_client_cert_file=client.pem", "TF_VAR_client_key_file=client-key.pem",
@@ -386,6 +387,17 @@ variable "client_key" {
 				"request_headers = { %q = %q }\n", heredoc(serverPEM), heredoc(cert), gatewayHeader, gatewaySecret)) +
 				`data "mediaplatform_health" "test" {}`,
 			ConfigVariables: config.Variables{"client_key": config.StringVariable(strings.ReplaceAll(key, "\n", "\r\n") + "\r\n")},
+		}, {
+			// The guide's fix for a secret that kept its line breaks escaped.
+			Config: `
+variable "client_key" {
+  type      = string
+  sensitive = true
+}
+` + providerConfigPlus(emu, fmt.Sprintf("ca_cert_pem = %s\n  client_cert_pem = %s\n  client_key_pem = replace(var.client_key, \"\\\\n\", \"\\n\")\n  "+
+				"request_headers = { %q = %q }\n", heredoc(serverPEM), heredoc(cert), gatewayHeader, gatewaySecret)) +
+				`data "mediaplatform_health" "test" {}`,
+			ConfigVariables: config.Variables{"client_key": config.StringVariable(strings.ReplaceAll(strings.TrimSpace(key), "\n", `\n`))},
 		}},
 	})
 }

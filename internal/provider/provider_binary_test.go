@@ -56,6 +56,7 @@ func TestAccProviderBinary(t *testing.T) {
 		{"a forward proxy that refuses, fails or is down", testProxyLeads},
 		{"the corporate networks guide, stopped by its time limit", testCorporateGuide},
 		{"every setting from its environment variable alone", testEverySettingFromTheEnvironment},
+		{"the corporate networks guide's CI recipe, from the environment through a proxy", testCorporateGuideFromTheEnvironment},
 		{"30 creates share their rendering wait", testSharedRenderWait},
 	} {
 		t.Run(sub.name, func(t *testing.T) {

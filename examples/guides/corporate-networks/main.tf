@@ -1,6 +1,13 @@
-# Behind a zero-trust gateway: the addresses and the platform credentials come from
-# the MEDIAPLATFORM_* environment variables; the gateway's client certificate and
-# access headers from files and variables that a secret store fills.
+# Behind a zero-trust gateway: the platform's addresses are the gateway's; the
+# platform credentials come from the MEDIAPLATFORM_* environment variables; the
+# gateway's client certificate and access headers from files and variables that a
+# secret store fills.
+
+variable "gateway" {
+  description = "The gateway's address (scheme, host and port): every request to the platform goes to it."
+  type        = string
+  default     = "https://mediaplatform-gw.corp.example"
+}
 
 variable "ca_cert_file" {
   description = "The private authority that signed the gateway's TLS certificate (PEM)."
@@ -34,6 +41,12 @@ variable "scores" {
 }
 
 provider "mediaplatform" {
+  # The gateway's addresses, not those of the platform behind it: the provider talks
+  # only to what these name, and presents the certificate and headers only there.
+  admin_url      = "${var.gateway}/api/v1"
+  platform_url   = var.gateway
+  publishing_url = "${var.gateway}/api/v1/apis/media.publishing;version=2;realm=global"
+
   ca_cert_pem     = file(var.ca_cert_file)
   client_cert_pem = file(var.client_cert_file)
   client_key_pem  = file(var.client_key_file)
