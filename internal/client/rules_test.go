@@ -4,9 +4,11 @@ package client
 // each tried on the readings of issue 36 that broke it.
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -181,5 +183,39 @@ func TestSeeOtherIsSuccessOnlyForAWriteOnItsHost(t *testing.T) {
 		if got := seeOtherAfterWrite(&request{method: tc.method}, resp); got != tc.want {
 			t.Errorf("%s answered %d to %q: success %v, want %v", tc.method, tc.status, tc.location, got, tc.want)
 		}
+	}
+}
+
+// TestDeleteAccepted: a delete answered 202 Accepted returns once the score is gone,
+// so that publishing its alias again right after it does not meet a 409 (replacing
+// an aliased score, destroy then apply).
+func TestDeleteAccepted(t *testing.T) {
+	t.Parallel()
+	env, c := readingEnv(t, "deleteAccepted")
+	in := PublishScoreInput{ScoreURL: "https://cdn.example/accepted.sib", Alias: "accepted"}
+	s, err := c.PublishScore(env.ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DeleteScore(env.ctx, s.ID, false); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	if _, err := c.GetScore(env.ctx, s.ID); !IsNotFound(err) {
+		t.Errorf("the score after its delete returned: %v, want not found", err)
+	}
+	in.ScoreURL = "https://cdn.example/accepted-2.sib"
+	if _, err := c.PublishScore(env.ctx, in); err != nil {
+		t.Errorf("publishing the alias again: %v", err)
+	}
+
+	// Within a timeout shorter than the platform takes, the delete says so.
+	s2, err := c.PublishScore(env.ctx, PublishScoreInput{ScoreURL: "https://cdn.example/accepted-3.sib"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(env.ctx, 300*time.Millisecond)
+	defer cancel()
+	if err := c.DeleteScore(ctx, s2.ID, false); err == nil || !strings.Contains(err.Error(), "accepted the delete") {
+		t.Errorf("a delete not carried out within the timeout: %v", err)
 	}
 }

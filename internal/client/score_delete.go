@@ -24,7 +24,14 @@ func (c *Client) DeleteScore(ctx context.Context, idOrAlias string, purge bool) 
 	if purge {
 		q = url.Values{"purge": {"true"}}
 	}
-	_, err = c.do(ctx, &request{method: http.MethodDelete, url: u, query: q, auth: authPlatform}, nil)
+	resp, err := c.do(ctx, &request{method: http.MethodDelete, url: u, query: q, auth: authPlatform}, nil)
+	if err == nil && resp.status == http.StatusAccepted {
+		// 202: accepted, not yet enacted (RFC 9110 §15.3.3). The delete returns when
+		// its effect holds (the score and its alias are gone), or when ctx (the
+		// delete's timeout) ends: a replacement or a new apply would otherwise meet
+		// the alias still taken.
+		return c.waitScoreGone(ctx, idOrAlias)
+	}
 	if IsForeignAnswer(err) {
 		// A 2xx that is not the platform's (a WAF's "request blocked" page, a catch-all
 		// front end) proves nothing: the score leaves the state only once the platform
@@ -41,6 +48,23 @@ func (c *Client) DeleteScore(ctx context.Context, idOrAlias string, purge bool) 
 		}
 	}
 	return c.confirmScoreGone(ctx, err)
+}
+
+// waitScoreGone polls the score until the platform says it is gone (a 404 the
+// collection confirms), backing off, within ctx.
+func (c *Client) waitScoreGone(ctx context.Context, idOrAlias string) error {
+	return poll(ctx, func() (bool, error) {
+		_, err := c.GetScore(ctx, idOrAlias)
+		switch {
+		case IsNotFound(err):
+			return true, nil
+		case err != nil:
+			return false, fmt.Errorf("the platform accepted the delete of score %q (HTTP 202); whether it is gone is unknown: %w", idOrAlias, err)
+		}
+		return false, nil
+	}, func() string {
+		return fmt.Sprintf("the platform accepted the delete of score %q (HTTP 202) but still holds it", idOrAlias)
+	})
 }
 
 // confirmScoreGone checks a 404 from a score's address before it counts as "the

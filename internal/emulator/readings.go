@@ -108,6 +108,10 @@ type Readings struct {
 	// information and the token removal 303 to /auth, on the same host, without a body
 	// (RFC 9110 §15.4.4; contract §0 as amended).
 	SeeOtherWrites bool `json:"seeOtherWrites"`
+	// DeleteAccepted: DELETE /scores/{id} answers 202 Accepted (RFC 9110 §15.3.3: not
+	// yet enacted) and removes the score 1.5 s later; until then it stays readable and
+	// its alias taken.
+	DeleteAccepted bool `json:"deleteAccepted"`
 }
 
 // readingFields are the Readings' fields by JSON name, in declaration order.

@@ -673,16 +673,21 @@ func (e *Emulator) handleDeleteScore(w http.ResponseWriter, r *http.Request, _ *
 		badArgument(w, scoreNamespace, bad.field, bad.message)
 		return
 	}
-	delete(s.scores, rec.id)
-	if rec.alias != "" {
-		delete(s.aliases, rec.alias)
+	if e.readings().DeleteAccepted {
+		// RFC 9110 §15.3.3: accepted, not yet enacted; the score and its alias stay
+		// until the delete is carried out.
+		s.mu.Unlock()
+		time.AfterFunc(acceptedDeleteDelay, func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.scores[rec.id] == rec {
+				s.removeLocked(rec)
+			}
+		})
+		w.WriteHeader(http.StatusAccepted)
+		return
 	}
-	// The score's views go with it: their pages answer 404 from now on.
-	for vid, v := range s.views {
-		if v.scoreID == rec.id {
-			delete(s.views, vid)
-		}
-	}
+	s.removeLocked(rec)
 	answer := e.scoreAt(rec, s.clock())
 	s.mu.Unlock()
 	if e.readings().DeleteAnswersScore {
@@ -691,6 +696,24 @@ func (e *Emulator) handleDeleteScore(w http.ResponseWriter, r *http.Request, _ *
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// acceptedDeleteDelay is how long a delete answered 202 (the reading deleteAccepted)
+// takes to be carried out.
+const acceptedDeleteDelay = 1500 * time.Millisecond
+
+// removeLocked removes the score, its alias and its views (their pages answer 404
+// from now on).
+func (s *scoreState) removeLocked(rec *scoreRecord) {
+	delete(s.scores, rec.id)
+	if rec.alias != "" && s.aliases[rec.alias] == rec.id {
+		delete(s.aliases, rec.alias)
+	}
+	for vid, v := range s.views {
+		if v.scoreID == rec.id {
+			delete(s.views, vid)
+		}
+	}
 }
 
 // GET /core/health
