@@ -111,6 +111,13 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 			return nil, err
 		}
 		rejected := resp.status == http.StatusUnauthorized || (resp.status == http.StatusForbidden && held)
+		if rejected && resp.status == http.StatusForbidden && r.auth == authPlatform && attempt == 1 && c.tokenStillValid(ctx, cred) {
+			// Something refused the request, not the token: a CDN refusing the request's
+			// form (CloudFront answers a GET with a body 403), a WAF, a missing right.
+			// Dropping a valid token would leave it live and grant another (rule "no
+			// credential the provider replaces is left live").
+			rejected = false
+		}
 		if rejected && attempt == 1 && (r.auth == authAdmin || r.auth == authPlatform) {
 			// The credential expired or was invalidated: drop it (unless another
 			// goroutine already replaced it), log in again once and retry.
@@ -183,6 +190,17 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 		c.clock.observe(hostKey(resp.url), resp.header.Get("Date"), resp.sent, resp.received)
 		return resp, nil
 	}
+}
+
+// tokenStillValid reports whether the platform still takes the token cred: its
+// token information answers 2xx. Any other answer, or none, says that it may not.
+func (c *Client) tokenStillValid(ctx context.Context, cred string) bool {
+	ep, err := c.authEndpoints(ctx)
+	if err != nil {
+		return false
+	}
+	_, err = c.do(ctx, &request{method: http.MethodGet, url: ep.tokenInfo, auth: authBearer, cred: cred}, nil)
+	return err == nil
 }
 
 // seeOtherAfterWrite reports whether resp is a 303 See Other answering the write r

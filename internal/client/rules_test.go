@@ -6,6 +6,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -217,5 +218,65 @@ func TestDeleteAccepted(t *testing.T) {
 	defer cancel()
 	if err := c.DeleteScore(ctx, s2.ID, false); err == nil || !strings.Contains(err.Error(), "accepted the delete") {
 		t.Errorf("a delete not carried out within the timeout: %v", err)
+	}
+}
+
+// TestGetCarriesNoBodyUnasked: behind a CDN that refuses any GET with a body (403), the
+// list and the count work, and no 403 is taken for an expired token (an apply left 3
+// tokens live and made 5 grants); on a platform that reads the parameters from a body
+// only, a GET carries one once the platform has shown it ignores the query.
+func TestGetCarriesNoBodyUnasked(t *testing.T) {
+	t.Parallel()
+	for _, readings := range [][]string{{"refuseGetBody"}, {"refuseGetBody", "countGetOnly"}, {"bodyParamsOnly"}, {"bodyParamsOnly", "countGetOnly"}} {
+		t.Run(strings.Join(readings, "+"), func(t *testing.T) {
+			t.Parallel()
+			env, c := readingEnv(t, readings...)
+			for i := range 7 {
+				if _, err := c.PublishScore(env.ctx, PublishScoreInput{ScoreURL: fmt.Sprintf("https://cdn.example/g%d.sib", i)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			crit := ScoreCriteria{ScoreURL: "https://cdn.example/g3.sib"}
+			if page, err := c.ListScores(env.ctx, ListScoresInput{Criteria: crit, Limit: 2}); err != nil || len(page) != 1 {
+				t.Errorf("a filtered list: %d scores, %v", len(page), err)
+			}
+			if page, err := c.ListScores(env.ctx, ListScoresInput{Offset: 5, Limit: 1}); err != nil || len(page) != 1 {
+				t.Errorf("a page: %d scores, %v", len(page), err)
+			}
+			if n, err := c.CountScores(env.ctx, CountScoresInput{Criteria: crit}); err != nil || n != 1 {
+				t.Errorf("a filtered count: %d, %v", n, err)
+			}
+			if n, err := c.CountScores(env.ctx, CountScoresInput{Offset: 2, Limit: 3}); err != nil || n != 3 {
+				t.Errorf("a count with offset and limit: %d, %v", n, err)
+			}
+			if all, err := c.ListAllScores(env.ctx, ScoreCriteria{}, 1, 0); err != nil || len(all) != 6 {
+				t.Errorf("the walk from 1: %d scores, %v", len(all), err)
+			}
+			if err := c.Close(env.ctx); err != nil {
+				t.Fatal(err)
+			}
+			if st := env.stats(); st.Logins["oauth"] != 1 || st.LiveTokens != 0 {
+				t.Errorf("%d grants, %d tokens live after Close; want 1 and 0", st.Logins["oauth"], st.LiveTokens)
+			}
+		})
+	}
+}
+
+// TestForbiddenIsNotAnExpiredTokenWhenTheTokenIsValid: a 403 from something in front
+// of the platform, with the token still valid, is reported, and the token neither
+// dropped nor replaced.
+func TestForbiddenIsNotAnExpiredTokenWhenTheTokenIsValid(t *testing.T) {
+	t.Parallel()
+	env, c := readingEnv(t, "refuseGetBody")
+	if _, err := c.ListScores(env.ctx, ListScoresInput{}); err != nil {
+		t.Fatal(err)
+	}
+	c.showGetBody(env.ctx, "a test") // as if a platform had asked for a body
+	_, err := c.ListScores(env.ctx, ListScoresInput{Limit: 1})
+	if !IsForbidden(err) {
+		t.Errorf("a list refused by the CDN: %v, want 403", err)
+	}
+	if st := env.stats(); st.Logins["oauth"] != 1 || st.LiveTokens != 1 {
+		t.Errorf("%d grants and %d tokens live, want 1 and 1", st.Logins["oauth"], st.LiveTokens)
 	}
 }

@@ -40,6 +40,13 @@ func (c *Client) CountScores(ctx context.Context, in CountScoresInput) (int, err
 		}
 		err = c.checkCount(ctx, in, count)
 		var countErr *CountError
+		if errors.As(err, &countErr) && c.countByGet.Load() && !c.getBodyShown() && len(body) > 0 {
+			// A count by GET without a body that cannot be true: the platform may read
+			// the parameters from a body only (contract §V2). Count again with one.
+			c.showGetBody(ctx, "a count by GET that cannot be true for its query")
+			attempt--
+			continue
+		}
 		if !errors.As(err, &countErr) || !countErr.Moving || attempt == maxCounts {
 			if countErr != nil && countErr.Moving {
 				countErr.Attempts = attempt
@@ -64,12 +71,18 @@ func (c *Client) countOnce(ctx context.Context, base string, q url.Values, body 
 		retrySafe: true, wrapper: "count"}
 	if c.countByGet.Load() {
 		req.method = http.MethodGet
+		if !c.getBodyShown() {
+			req.body = nil // a GET carries a body only once the platform asked for one
+		}
 	}
 	_, err := c.do(ctx, req, &out)
 	if statusOf(err) == http.StatusMethodNotAllowed && req.method == http.MethodPost {
 		c.countByGet.Store(true)
 		c.warnFallback(ctx, "count-get", "the platform counts scores with GET (POST answered 405); using GET from now on", nil)
 		req.method = http.MethodGet
+		if !c.getBodyShown() {
+			req.body = nil
+		}
 		_, err = c.do(ctx, req, &out)
 	}
 	if err != nil {

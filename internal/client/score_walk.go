@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 )
@@ -101,6 +102,14 @@ func (c *Client) AllScores(ctx context.Context, criteria ScoreCriteria, offset, 
 				page = page[:size]
 			}
 			v, err := w.judge(page, pos, size)
+			var pagingErr *PagingError
+			if errors.As(err, &pagingErr) && !c.getBodyShown() && (pos > 0 || criteria != ScoreCriteria{}) {
+				// No progress with the parameters in the query string only: the platform
+				// may read them from a body only (contract §V2). Read the page again
+				// with one.
+				c.showGetBody(ctx, "a page of the walk brought nothing new")
+				continue
+			}
 			if err != nil {
 				yield(nil, err)
 				return

@@ -197,12 +197,60 @@ func (c *Client) ListScores(ctx context.Context, in ListScoresInput) ([]*Score, 
 		return nil, err
 	}
 	var out []*Score
-	req := &request{method: http.MethodGet, url: base + "/scores", query: q, body: body, auth: authPlatform, wrapper: "scores"}
+	req := &request{method: http.MethodGet, url: base + "/scores", query: q, auth: authPlatform, wrapper: "scores"}
+	if c.getBodyShown() {
+		req.body = body
+	}
 	if _, err := c.do(ctx, req, &out); err != nil {
 		return nil, c.addressError(c.publishingSetting(), base, "/scores", err)
 	}
+	if req.body == nil && len(body) > 0 && ignoredQuery(in, out) {
+		// The platform showed that it reads the parameters from a body only (contract
+		// §V2): from now on they travel in one too, and this page is read again.
+		c.showGetBody(ctx, "a list answered more scores than its limit, or scores its criteria exclude")
+		req.body, out = body, nil
+		if _, err := c.do(ctx, req, &out); err != nil {
+			return nil, c.addressError(c.publishingSetting(), base, "/scores", err)
+		}
+	}
 	return out, nil
 }
+
+// ignoredQuery reports whether a page shows that the platform ignored the query
+// string: more scores than the limit asked for, or a score its criteria exclude.
+func ignoredQuery(in ListScoresInput, page []*Score) bool {
+	if in.Limit > 0 && len(page) > in.Limit {
+		return true
+	}
+	for _, s := range page {
+		if (in.Criteria.Status != "" && s.Status != "" && s.Status != in.Criteria.Status) ||
+			(in.Criteria.ScoreURL != "" && s.ScoreURL != "" && s.ScoreURL != in.Criteria.ScoreURL) ||
+			(in.Criteria.Alias != "" && s.Alias != in.Criteria.Alias) {
+			return true
+		}
+	}
+	return false
+}
+
+// getBodyShown reports whether the platform has shown that it ignores the query
+// string of a GET (contract §V1, as amended): only then does a GET carry its
+// parameters in a JSON body as well, since a CDN in front of a platform may refuse any
+// GET with a body (AWS CloudFront answers 403) (rule "a request carries nothing the
+// platform did not ask for"). It holds for the rest of the process.
+func (c *Client) getBodyShown() bool {
+	_, shown := c.fallbacks.Load(getBodyFallback)
+	return shown
+}
+
+// showGetBody records that the platform ignores the query string of a GET, and says
+// so once at WARN.
+func (c *Client) showGetBody(ctx context.Context, why string) {
+	c.warnFallback(ctx, getBodyFallback, "the platform ignores the query string of GET /scores ("+why+
+		"); its parameters travel in a JSON body too from now on", nil)
+}
+
+// getBodyFallback is the key of the GET body in Client.fallbacks.
+const getBodyFallback = "get-body"
 
 // scoreQueryParams are the parameters of a list or count call, both in the query
 // string and as a JSON body: a platform may read them from either only (contract

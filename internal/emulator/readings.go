@@ -112,6 +112,9 @@ type Readings struct {
 	// yet enacted) and removes the score 1.5 s later; until then it stays readable and
 	// its alias taken.
 	DeleteAccepted bool `json:"deleteAccepted"`
+	// RefuseGetBody: a CDN in front of the platform refuses any GET that carries a
+	// body with 403 and an HTML page of its own (AWS CloudFront documents it).
+	RefuseGetBody bool `json:"refuseGetBody"`
 }
 
 // readingFields are the Readings' fields by JSON name, in declaration order.

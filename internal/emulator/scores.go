@@ -521,6 +521,9 @@ func (q scoreQuery) window(n int) (from, to int) {
 }
 
 func (e *Emulator) handleListScores(w http.ResponseWriter, r *http.Request, _ *User) {
+	if e.cdnRefusesGetBody(w, r) {
+		return
+	}
 	params, ok := e.readQueryParams(w, r)
 	if !ok {
 		return
@@ -543,6 +546,21 @@ func (e *Emulator) handleListScores(w http.ResponseWriter, r *http.Request, _ *U
 		answer["_links"] = map[string]any{"self": link{Href: baseURL(r) + r.URL.RequestURI()}}
 	}
 	e.writeScoreAnswer(w, answer)
+}
+
+// cdnRefusesGetBody answers, under the reading refuseGetBody, a GET that carries a
+// body as CloudFront does: 403 with an HTML page of its own.
+func (e *Emulator) cdnRefusesGetBody(w http.ResponseWriter, r *http.Request) bool {
+	if !e.readings().RefuseGetBody || r.Method != http.MethodGet || r.ContentLength == 0 {
+		return false
+	}
+	w.Header().Set("Content-Type", "text/html")
+	w.Header().Set("X-Cache", "Error from cloudfront")
+	w.WriteHeader(http.StatusForbidden)
+	_, _ = w.Write([]byte("<!DOCTYPE HTML PUBLIC \"-//W3C//DTD HTML 4.01 Transitional//EN\"><HTML><HEAD><TITLE>ERROR: The request " +
+		"could not be satisfied</TITLE></HEAD><BODY><H1>403 ERROR</H1><H2>The request could not be satisfied.</H2>" +
+		"Bad request. We can't connect to the server for this app or website at this time.</BODY></HTML>"))
+	return true
 }
 
 // readQueryParams reads the parameters of a list or count call where the reading in
@@ -568,6 +586,9 @@ func (e *Emulator) handleCountScores(w http.ResponseWriter, r *http.Request, _ *
 		w.Header().Set("Allow", http.MethodGet)
 		writeProblem(w, http.StatusMethodNotAllowed, scoreNamespace, "METHOD_NOT_ALLOWED",
 			"POST is not supported on "+r.URL.Path, map[string]any{"method": r.Method, "allow": []string{http.MethodGet}})
+		return
+	}
+	if e.cdnRefusesGetBody(w, r) {
 		return
 	}
 	params, ok := e.readQueryParams(w, r)
