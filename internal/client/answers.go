@@ -70,9 +70,32 @@ func decodeAnswer(body []byte, wrapper string, out any) error {
 				}
 				return nil
 			}
+			if n, ok := numberInString(trimmed, t.Kind()); ok {
+				// protojson writes 64-bit integers as strings: {"count": "5"}.
+				value = n
+			}
 		}
 	}
 	return json.Unmarshal(value, out)
+}
+
+// numberInString returns the number a JSON string holds, for a numeric target kind.
+func numberInString(value []byte, kind reflect.Kind) ([]byte, bool) {
+	switch kind {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+	default:
+		return nil, false
+	}
+	var s string
+	if len(value) == 0 || value[0] != '"' || json.Unmarshal(value, &s) != nil {
+		return nil, false
+	}
+	var n json.Number
+	if json.Unmarshal([]byte(s), &n) != nil {
+		return nil, false
+	}
+	return []byte(n), true
 }
 
 // RedirectError is a redirect answer to an API call. The client follows none:

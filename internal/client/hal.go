@@ -36,9 +36,24 @@ func (l *Links) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// relation returns the links of relation rel, compared without regard to case when
+// no relation is spelt exactly so (RFC 8288 §2.1.1: relation types compare
+// case-insensitively).
+func (l Links) relation(rel string) []Link {
+	if links, ok := l[rel]; ok {
+		return links
+	}
+	for r, links := range l {
+		if strings.EqualFold(r, rel) {
+			return links
+		}
+	}
+	return nil
+}
+
 // First returns the first link of relation rel, its href expanded (see expanded).
 func (l Links) First(rel string) (Link, bool) {
-	if links := l[rel]; len(links) > 0 {
+	if links := l.relation(rel); len(links) > 0 {
 		return links[0].expanded(), true
 	}
 	return Link{}, false
@@ -47,7 +62,7 @@ func (l Links) First(rel string) (Link, bool) {
 // Named returns the link of relation rel with the given name, its href expanded (see
 // expanded).
 func (l Links) Named(rel, name string) (Link, bool) {
-	for _, link := range l[rel] {
+	for _, link := range l.relation(rel) {
 		if link.Name == name {
 			return link.expanded(), true
 		}
