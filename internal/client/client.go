@@ -166,6 +166,7 @@ func New(cfg Config) (*Client, error) {
 		// Many concurrent Terraform operations share one host; keep their
 		// connections instead of redialling.
 		t.MaxIdleConnsPerHost = 32
+		t.OnProxyConnectResponse = refusedTunnel
 		tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12}
 		if cfg.ClientCertPEM != "" || cfg.ClientKeyPEM != "" {
 			pair, err := ReadClientCertificate(cfg.ClientCertPEM, cfg.ClientKeyPEM)

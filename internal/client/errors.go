@@ -56,6 +56,9 @@ type APIError struct {
 	Proxy, ProxyVar string
 	// HeadersSet is set when the request carried the configured request_headers.
 	HeadersSet bool
+	// Tunnelled is set when the request went through the proxy in a tunnel (HTTPS):
+	// the answer then came from beyond the proxy, never from the proxy itself.
+	Tunnelled bool
 }
 
 // Error gives the request, the status, the code and the message.
@@ -273,7 +276,11 @@ const (
 	// NetworkProxy: the forward proxy the request was to go through could not be
 	// reached (Proxy and ProxyVar name it); nothing reached the platform.
 	NetworkProxy = "proxy"
-	NetworkOther = "other" // the connection failed otherwise (reset, closed)
+	// NetworkProxyRefused: the forward proxy answered the request for a tunnel
+	// (CONNECT) with a refusal (ProxyStatus): a block policy's 403, a 407 for a
+	// login. Nothing reached the platform.
+	NetworkProxyRefused = "proxy-refused"
+	NetworkOther        = "other" // the connection failed otherwise (reset, closed)
 )
 
 // NetworkError is a request that got no answer at all, classified by cause, with
@@ -294,7 +301,16 @@ type NetworkError struct {
 	// direct connection), ProxyVar the environment variable that set it ("" when
 	// unknown).
 	Proxy, ProxyVar string
-	Err             error
+	// ProxyStatus is the proxy's answer to CONNECT ("407 Proxy Authentication
+	// Required") and ProxyLogin whether the proxy's address carried a login (Kind
+	// NetworkProxyRefused only).
+	ProxyStatus string
+	ProxyLogin  bool
+	// Bypassed is the NO_PROXY entry that sent a request for which a proxy is
+	// configured past that proxy, straight to the host ("" when the request was not
+	// sent past a proxy).
+	Bypassed, BypassedProxyVar string
+	Err                        error
 }
 
 // Why a platform's TLS certificate failed verification, by cause.
@@ -323,6 +339,10 @@ type TLSProblem struct {
 	Now time.Time
 	// Alert is the server's TLS alert (TLSClientCertMissing, TLSClientCertRejected).
 	Alert string
+	// Issuer names the authority that signed the server's certificate, and CASet
+	// whether ca_cert_pem named authorities to trust (TLSAuthority).
+	Issuer string
+	CASet  bool
 }
 
 // String says what is wrong with the certificate.
@@ -370,6 +390,8 @@ func (e *NetworkError) Error() string {
 		}
 	case NetworkProxy:
 		what = "the proxy at " + e.Proxy + " could not be reached on the way to " + e.Host
+	case NetworkProxyRefused:
+		what = "the proxy at " + e.Proxy + " refused the tunnel to " + e.Host + " (" + e.ProxyStatus + ")"
 	default:
 		what = "the connection to " + e.Host + " failed"
 	}

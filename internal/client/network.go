@@ -188,8 +188,20 @@ func tlsProblem(err error, host string) *TLSProblem {
 		p.NotBefore, p.NotAfter, p.Now = invalid.Cert.NotBefore, invalid.Cert.NotAfter, time.Now()
 	case errors.As(err, &unknownAuthority):
 		p.Kind = TLSAuthority
+		if cert := unknownAuthority.Cert; cert != nil {
+			p.Issuer = issuerName(cert)
+		}
 	}
 	return p
+}
+
+// issuerName names the authority that signed cert: its common name, else its whole
+// distinguished name.
+func issuerName(cert *x509.Certificate) string {
+	if cert.Issuer.CommonName != "" {
+		return cert.Issuer.CommonName
+	}
+	return cert.Issuer.String()
 }
 
 // isTimeout reports whether err is a request that ran out of time (request_timeout).
@@ -205,9 +217,15 @@ func (c *Client) networkError(method string, u *url.URL, err error, attempts int
 		Kind: NetworkOther, Timeout: c.cfg.RequestTimeout, Attempts: attempts, Err: err,
 	}
 	e.Proxy, e.ProxyVar = c.proxyFor(u)
+	if e.Proxy == "" {
+		e.Bypassed, e.BypassedProxyVar = bypassedProxy(u)
+	}
 	var dnsErr *net.DNSError
 	var opErr *net.OpError
+	var refused *tunnelRefusedError
 	switch {
+	case errors.As(err, &refused):
+		e.Kind, e.ProxyStatus, e.ProxyLogin = NetworkProxyRefused, refused.status, refused.login
 	case errors.As(err, &opErr) && opErr.Op == "proxyconnect":
 		e.Kind = NetworkProxy
 	case isPlainHTTP(err):
@@ -222,6 +240,7 @@ func (c *Client) networkError(method string, u *url.URL, err error, attempts int
 	case isCertificateError(err):
 		e.Kind = NetworkTLS
 		e.TLS = tlsProblem(err, u.Hostname())
+		e.TLS.CASet = c.cfg.CACertPEM != ""
 	case errors.As(err, &dnsErr):
 		e.Kind = NetworkDNS
 	case isTimeout(err):
@@ -255,10 +274,91 @@ func (c *Client) settingFor(u *url.URL) string {
 
 // isDialError reports whether err happened while connecting, before anything
 // was sent.
+// tunnelRefusedError is a forward proxy's answer to CONNECT other than 2xx: it did not
+// open the tunnel to the platform's host, so nothing reached the platform.
+type tunnelRefusedError struct {
+	proxy, status string
+	login         bool
+}
+
+func (e *tunnelRefusedError) Error() string {
+	return fmt.Sprintf("the proxy at %s refused the tunnel: %s", e.proxy, e.status)
+}
+
+// refusedTunnel is the transport's OnProxyConnectResponse: it turns a refused CONNECT,
+// which net/http reports as its bare status text ("Forbidden"), into an error that
+// says the proxy answered it.
+func refusedTunnel(_ context.Context, proxy *url.URL, _ *http.Request, res *http.Response) error {
+	if res.StatusCode >= 200 && res.StatusCode <= 299 {
+		return nil
+	}
+	return &tunnelRefusedError{proxy: proxy.Host, status: res.Status, login: proxy.User != nil}
+}
+
+// bypassedProxy returns the NO_PROXY entry that sends a request for u past the proxy
+// the environment configures for its scheme, and that proxy's variable; "" when no
+// proxy is configured or NO_PROXY does not name u's host.
+func bypassedProxy(u *url.URL) (entry, proxyVar string) {
+	names := []string{"HTTP_PROXY", "http_proxy"}
+	if u.Scheme == "https" {
+		names = []string{"HTTPS_PROXY", "https_proxy"}
+	}
+	for _, name := range names {
+		if os.Getenv(name) != "" {
+			proxyVar = name
+			break
+		}
+	}
+	if proxyVar == "" {
+		return "", ""
+	}
+	noProxy := os.Getenv("NO_PROXY")
+	if noProxy == "" {
+		noProxy = os.Getenv("no_proxy")
+	}
+	host, port := strings.ToLower(strings.TrimSuffix(u.Hostname(), ".")), portOf(u)
+	ip, ipErr := netip.ParseAddr(host)
+	for _, e := range strings.Split(noProxy, ",") {
+		e = strings.ToLower(strings.TrimSpace(e))
+		switch {
+		case e == "":
+			continue
+		case e == "*":
+			return e, proxyVar
+		}
+		if prefix, err := netip.ParsePrefix(e); err == nil {
+			if ipErr == nil && prefix.Contains(ip.Unmap()) {
+				return e, proxyVar
+			}
+			continue
+		}
+		name := e
+		if h, p, err := net.SplitHostPort(e); err == nil {
+			if p != port {
+				continue
+			}
+			name = h
+		}
+		name = strings.TrimPrefix(strings.TrimPrefix(name, "*"), ".")
+		if a, err := netip.ParseAddr(name); err == nil {
+			if ipErr == nil && a.Unmap() == ip.Unmap() {
+				return e, proxyVar
+			}
+			continue
+		}
+		if host == name || strings.HasSuffix(host, "."+name) {
+			return e, proxyVar
+		}
+	}
+	return "", ""
+}
+
 func isDialError(err error) bool {
 	var opErr *net.OpError
-	// proxyconnect: connecting to the forward proxy failed, before any request left.
-	return errors.As(err, &opErr) && (opErr.Op == "dial" || opErr.Op == "proxyconnect")
+	var refused *tunnelRefusedError
+	// proxyconnect: connecting to the forward proxy failed, before any request left;
+	// a refused tunnel: the proxy did not let it leave.
+	return errors.As(err, &opErr) && (opErr.Op == "dial" || opErr.Op == "proxyconnect") || errors.As(err, &refused)
 }
 
 // proxyFor returns host:port of the forward proxy a request to u goes through, and the

@@ -126,7 +126,10 @@ func (c *Client) retryBudget(status int) time.Duration {
 // transient reports whether a transport error may go away on its own.
 func transient(err error) bool {
 	var recordHeader tls.RecordHeaderError
+	var refused *tunnelRefusedError
 	switch {
+	case errors.As(err, &refused):
+		return false // the proxy's policy or its login: asking again changes neither
 	case isCertificateError(err), tlsAlert(err) != "", errors.As(err, &recordHeader), errors.Is(err, errAnswerTooLarge):
 		return false
 	case strings.Contains(err.Error(), "unsupported protocol scheme"),

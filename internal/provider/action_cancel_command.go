@@ -84,7 +84,7 @@ func (a *cancelCommandAction) Invoke(ctx context.Context, req action.InvokeReque
 	switch {
 	case client.IsNotFound(err):
 		resp.Diagnostics.AddError("Command not found", fmt.Sprintf("%s does not exist on the platform: nothing to cancel. "+
-			"Check the id or href.\n\nError: %s", name, err))
+			"Check the id or href.\n\nCause: %s", name, err))
 		return
 	case err != nil:
 		addClientError(&resp.Diagnostics, "Unable to cancel command", name+" could not be read.", err)

@@ -115,10 +115,10 @@ variable "stranger_key" {
 		{"with a certificate of another authority", "client_cert_pem = var.stranger_cert\n  client_key_pem = var.stranger_key\n  " +
 			headers, errorPattern("refused the client certificate in client_cert_pem")},
 		{"without the header", "client_cert_pem = var.client_cert\n  client_key_pem = var.client_key\n",
-			errorPattern("An HTML page answered HTTP 401 for the address in", "set it in request_headers")},
+			errorPattern("The gateway or web application firewall at", "asked for credentials with an HTML page (HTTP 401)", "set it in request_headers")},
 		{"with a wrong header", "client_cert_pem = var.client_cert\n  client_key_pem = var.client_key\n  " +
 			fmt.Sprintf("request_headers = { %q = \"wrong\" }\n", gatewayHeader),
-			errorPattern("An HTML page answered HTTP 403 for the address in", "check the names and values in request_headers")},
+			errorPattern("The gateway or web application firewall at", "refused the request with an HTML page (HTTP 403)", "check the names and values in request_headers")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resource.Test(t, resource.TestCase{
@@ -425,7 +425,7 @@ func TestAccCorporate_gatewayCredentialBesideAuthorization(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:      target.providerConfig() + score,
-				ExpectError: errorPattern("An HTML page answered HTTP 401", "request_headers"),
+				ExpectError: errorPattern("The gateway or web application firewall at", "HTTP 401", "request_headers"),
 			},
 			{Config: providerConfigPlus(target, `request_headers = { "Proxy-Authorization" = "Bearer gw-7f3a9c1e5b" }`) + score},
 		},

@@ -356,7 +356,7 @@ func (d *assetModelDataSource) Read(ctx context.Context, req datasource.ReadRequ
 	}
 	if client.IsNotFound(err) {
 		resp.Diagnostics.AddError("Unable to read asset model",
-			d.notFoundDetail(ctx, systemType, systemID, object, hint)+"\n\nError: "+err.Error())
+			d.notFoundDetail(ctx, systemType, systemID, object, hint)+"\n\nCause: "+err.Error())
 		return
 	}
 	if err != nil {

@@ -330,7 +330,7 @@ func (d *commandDataSource) Read(ctx context.Context, req datasource.ReadRequest
 			}
 			resp.Diagnostics.AddError("Timed out waiting for command",
 				fmt.Sprintf("Command %q%s was still in lifecycle %q%s when the read timeout of %s ran out. Raise timeouts.read, "+
-					"or set wait_for_completion = false to read the command as it is.\n\nError: %s",
+					"or set wait_for_completion = false to read the command as it is.\n\nCause: %s",
 					last.Command.ID, commandTypeSuffix(last), last.Command.Lifecycle, progressSuffix(last), shortDuration(timeout), err))
 			return
 		}
@@ -361,10 +361,10 @@ func addCommandReadError(ctx context.Context, diags *diag.Diagnostics, data comm
 	case client.IsNotFound(err):
 		diags.AddError("Command not found",
 			fmt.Sprintf("%s does not exist on the platform. Check the id or href; commands are found by the id the platform "+
-				"gave them (e.g. c-7).\n\nError: %s", name, err))
+				"gave them (e.g. c-7).\n\nCause: %s", name, err))
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		diags.AddError("Timed out reading command",
-			fmt.Sprintf("%s could not be read within the read timeout of %s. Raise timeouts.read.\n\nError: %s",
+			fmt.Sprintf("%s could not be read within the read timeout of %s. Raise timeouts.read.\n\nCause: %s",
 				name, shortDuration(timeout), err))
 	default:
 		addClientError(diags, "Unable to read command", name+" could not be read. Check the id or href and the provider settings.", err)

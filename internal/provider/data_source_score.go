@@ -72,7 +72,7 @@ func (d *scoreDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 	if client.IsNotFound(err) {
 		resp.Diagnostics.AddError("Score not found",
 			fmt.Sprintf("No score with the UUID or alias %q exists on the platform. Check the id, or publish the score first "+
-				"(a score created in the same configuration is readable once it is applied).\n\nError: %s", id, err))
+				"(a score created in the same configuration is readable once it is applied).\n\nCause: %s", id, err))
 		return
 	}
 	if err != nil {

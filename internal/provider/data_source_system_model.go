@@ -124,7 +124,7 @@ func (d *systemModelDataSource) Read(ctx context.Context, req datasource.ReadReq
 	if client.IsNotFound(err) {
 		resp.Diagnostics.AddError("Unable to read system model",
 			fmt.Sprintf("The platform has no system of type %q with id %q. Check system_type and system_id; the "+
-				"mediaplatform_systems data source lists the systems the platform serves.\n\nError: %s",
+				"mediaplatform_systems data source lists the systems the platform serves.\n\nCause: %s",
 				systemType, systemID, err))
 		return
 	}
@@ -139,7 +139,7 @@ func (d *systemModelDataSource) Read(ctx context.Context, req datasource.ReadReq
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to read system model",
 			fmt.Sprintf("The data model of system %s/%s is not valid JSON. This is a problem of the platform; please "+
-				"report it.\n\nError: %s", systemType, systemID, err))
+				"report it.\n\nCause: %s", systemType, systemID, err))
 		return
 	}
 

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -31,13 +33,13 @@ func logResource(ctx context.Context, id string) context.Context {
 // addClientError adds err as an error diagnostic. Its first sentence is chosen by
 // the error's cause (causeLead): the setting that actually failed and what to do.
 // detail says which object and operation failed; the platform's own words follow
-// as "Error:". An error of no known cause leads with detail.
+// as "Cause:". An error of no known cause leads with detail.
 func addClientError(diags *diag.Diagnostics, summary, detail string, err error) {
 	if lead := causeLead(err); lead != "" {
-		diags.AddError(summary, lead+"\n\n"+detail+"\n\nError: "+err.Error())
+		diags.AddError(summary, lead+"\n\n"+detail+"\n\nCause: "+err.Error())
 		return
 	}
-	diags.AddError(summary, detail+"\n\nError: "+err.Error())
+	diags.AddError(summary, detail+"\n\nCause: "+err.Error())
 }
 
 // causeLead classifies a client error once, by cause, and returns the sentence a
@@ -191,6 +193,16 @@ func htmlPageLead(e *client.APIError) string {
 	if setting == "" {
 		setting = "the platform's address"
 	}
+	if e.Status == http.StatusProxyAuthRequired && e.Proxy != "" && !e.Tunnelled {
+		loginSent := false
+		if u, err := url.Parse(os.Getenv(e.ProxyVar)); err == nil && e.ProxyVar != "" {
+			loginSent = u.User != nil
+		}
+		return proxyLoginLead(e.Proxy, e.ProxyVar, e.Host, setting, loginSent)
+	}
+	if (e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden) && (e.Proxy == "" || e.Tunnelled) {
+		return refusedPageLead(e, setting)
+	}
 	var via, check string
 	if e.Proxy != "" {
 		from := "configured for this machine"
@@ -223,6 +235,49 @@ func htmlPageLead(e *client.APIError) string {
 	return msg
 }
 
+// refusedPageLead is the first sentence for a 401 or 403 HTML page from the platform's
+// host (directly, or through a proxy's tunnel, which the proxy cannot answer into):
+// a gateway that wants its access header, or a web application firewall that
+// blocked the request. The access header leads, since it is what the user can set.
+func refusedPageLead(e *client.APIError, setting string) string {
+	what := "refused the request"
+	if e.Status == http.StatusUnauthorized {
+		what = "asked for credentials"
+	}
+	fix := fmt.Sprintf("if it demands an access header (a service token, an API key), set it in request_headers (or %s)",
+		client.EnvRequestHeaders)
+	if e.HeadersSet {
+		fix = "if it demands an access header, check the names and values in request_headers: they were sent, and " +
+			"refused"
+	}
+	via := ""
+	if e.Proxy != "" {
+		via = fmt.Sprintf(", reached through the proxy at %s in a tunnel the proxy cannot answer into", e.Proxy)
+	}
+	return fmt.Sprintf("The gateway or web application firewall at %s (from %s%s) %s with an HTML page (HTTP %d), not "+
+		"the platform's API, which answers in JSON: %s. If the headers are right, a web application firewall may have "+
+		"blocked the request: ask the operators of that host, and check that %s is the gateway's address.",
+		e.Host, setting, via, what, e.Status, fix, setting)
+}
+
+// proxyLoginLead is the first sentence for a forward proxy that wants a login (407).
+func proxyLoginLead(proxy, proxyVar, host, setting string, loginSent bool) string {
+	from := "the proxy configured for this machine"
+	if proxyVar != "" {
+		from = proxyVar
+	}
+	if loginSent {
+		return fmt.Sprintf("The proxy at %s (from %s) refused the login in %s (HTTP 407 Proxy Authentication Required), so "+
+			"the request for %s (from %s) never reached the platform: check the user and password in %s "+
+			"(http://USER:PASSWORD@%s, with @, : and / in them percent-encoded as %%40, %%3A and %%2F).",
+			proxy, from, from, host, setting, from, proxy)
+	}
+	return fmt.Sprintf("The proxy at %s (from %s) wants a login (HTTP 407 Proxy Authentication Required), so the request "+
+		"for %s (from %s) never reached the platform: put the proxy's user and password in %s as "+
+		"http://USER:PASSWORD@%s (with @, : and / in them percent-encoded as %%40, %%3A and %%2F).",
+		proxy, from, host, setting, from, proxy)
+}
+
 // networkLead is the first sentence of a diagnostic for a request that got no answer:
 // what happened, at which address setting, and what to check.
 func networkLead(e *client.NetworkError) string {
@@ -230,7 +285,24 @@ func networkLead(e *client.NetworkError) string {
 	if setting == "" {
 		setting = "the platform's address"
 	}
+	if e.Bypassed != "" && (e.Kind == client.NetworkRefused || e.Kind == client.NetworkDNS || e.Kind == client.NetworkTimeout) {
+		return fmt.Sprintf("The request for %s (from %s) went straight to the host, past the proxy in %s, because NO_PROXY "+
+			"names it (%q), and failed: %s. If only the proxy reaches the platform, remove that entry from NO_PROXY; "+
+			"otherwise check %s.", e.Host, setting, e.BypassedProxyVar, e.Bypassed, bypassedFailure(e), setting)
+	}
 	switch e.Kind {
+	case client.NetworkProxyRefused:
+		if strings.HasPrefix(e.ProxyStatus, "407") {
+			return proxyLoginLead(e.Proxy, e.ProxyVar, e.Host, setting, e.ProxyLogin)
+		}
+		from := "the proxy configured for this machine"
+		if e.ProxyVar != "" {
+			from = e.ProxyVar
+		}
+		return fmt.Sprintf("The proxy at %s (from %s) refused to open a tunnel to %s (from %s): it answered %s, so "+
+			"nothing reached the platform. The proxy's policy blocks that host: ask its operators to allow it, or, if "+
+			"this machine reaches %s directly, name it in NO_PROXY.", e.Proxy, from, e.Host, setting, e.ProxyStatus,
+			e.Host)
 	case client.NetworkRefused:
 		return fmt.Sprintf("Nothing accepts connections at %s (from %s): check %s and that the platform is running there.",
 			e.Host, setting, setting)
@@ -254,6 +326,17 @@ func networkLead(e *client.NetworkError) string {
 			e.Proxy, from, e.Host, setting, from)
 	}
 	return fmt.Sprintf("The connection to %s (from %s) failed: check %s and the network path to it.", e.Host, setting, setting)
+}
+
+// bypassedFailure says how a request sent past the proxy failed.
+func bypassedFailure(e *client.NetworkError) string {
+	switch e.Kind {
+	case client.NetworkDNS:
+		return "its host name does not resolve on this machine"
+	case client.NetworkRefused:
+		return "nothing accepts connections there"
+	}
+	return fmt.Sprintf("nothing answered within %s", e.Timeout)
 }
 
 // tlsLead is the first sentence for a certificate that failed verification, by cause:
@@ -282,8 +365,18 @@ func tlsLead(e *client.NetworkError, setting string) string {
 			"must renew its certificate, or this machine's clock is wrong.", e.Host, setting,
 			p.NotAfter.UTC().Format(time.RFC3339), p.Now.UTC().Format(time.RFC3339))
 	case client.TLSAuthority:
-		return fmt.Sprintf("The TLS certificate of %s (from %s) is not trusted by this machine: if a private certificate "+
-			"authority signed it, set ca_cert_pem to that authority's certificate in PEM form.", e.Host, setting)
+		issuer := ""
+		if p.Issuer != "" {
+			issuer = fmt.Sprintf(" (it was signed by %q)", p.Issuer)
+		}
+		if p.CASet {
+			return fmt.Sprintf("The TLS certificate of %s (from %s) was signed by an authority that ca_cert_pem (or %s) "+
+				"does not hold%s: set ca_cert_pem to the certificate of the authority that signed it, or of the "+
+				"authority above it.", e.Host, setting, client.EnvCACertPEM, issuer)
+		}
+		return fmt.Sprintf("The TLS certificate of %s (from %s) is not trusted by this machine%s: if a private certificate "+
+			"authority signed it, set ca_cert_pem (or %s) to that authority's certificate in PEM form.", e.Host, setting,
+			issuer, client.EnvCACertPEM)
 	case client.TLSClientCertMissing:
 		return fmt.Sprintf("The server at %s (from %s) refused the TLS handshake because it demands a client certificate "+
 			"and none was sent (TLS alert %q): a gateway in front of the platform requires mutual TLS. Set client_cert_pem "+

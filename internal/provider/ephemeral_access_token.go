@@ -93,7 +93,7 @@ func (r *accessTokenEphemeralResource) Open(ctx context.Context, _ ephemeral.Ope
 	}
 	handle, err := json.Marshal(accessTokenHandle{Token: tok.Token})
 	if err != nil {
-		resp.Diagnostics.AddError("Unable to obtain access token", "Encoding the token handle failed. This is a bug in the provider; please report it.\n\nError: "+err.Error())
+		resp.Diagnostics.AddError("Unable to obtain access token", "Encoding the token handle failed. This is a bug in the provider; please report it.\n\nCause: "+err.Error())
 		return
 	}
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, accessTokenPrivateKey, handle)...)
@@ -166,7 +166,7 @@ func accessTokenFromPrivate(ctx context.Context, private accessTokenPrivate) (st
 	if err := json.Unmarshal(raw, &handle); err != nil {
 		diags.AddError("Unable to read access token handle",
 			"The private data of ephemeral mediaplatform_access_token holds no readable token handle. This is a bug in "+
-				"the provider; please report it.\n\nError: "+err.Error())
+				"the provider; please report it.\n\nCause: "+err.Error())
 		return "", diags
 	}
 	return handle.Token, diags

@@ -154,7 +154,7 @@ provider "echo" {
 resource "echo" "test" {}
 `,
 			ExpectError: errorPattern("Unable to create score view", `Ephemeral view of score "no-such-score"`,
-				"The score does not exist", "Error:", "NOT_FOUND"),
+				"The score does not exist", "Cause:", "NOT_FOUND"),
 		}},
 	})
 }

@@ -99,7 +99,7 @@ func TestAccErrors_leadWithTheCause(t *testing.T) {
 				ProtoV6ProviderFactories: testProviderFactories(t),
 				Steps: []resource.TestStep{{
 					Config:      emu.providerConfig() + `data "mediaplatform_score" "test" { id = "lead-1" }`,
-					ExpectError: errorPattern("Unable to read score", tc.lead, `Score "lead-1" could not be read`, "Error:"),
+					ExpectError: errorPattern("Unable to read score", tc.lead, `Score "lead-1" could not be read`, "Cause:"),
 				}},
 			})
 		})

@@ -323,11 +323,11 @@ func (p *mediaplatformProvider) Configure(ctx context.Context, req provider.Conf
 	if err != nil {
 		var settingErr *client.SettingError
 		if errors.As(err, &settingErr) {
-			resp.Diagnostics.AddError("Invalid provider setting", settingLead(settingErr, data)+"\n\nError: "+err.Error())
+			resp.Diagnostics.AddError("Invalid provider setting", settingLead(settingErr, data)+"\n\nCause: "+err.Error())
 			return
 		}
 		resp.Diagnostics.AddError("Unable to configure the mediaplatform provider",
-			"The provider configuration holds a setting that can never work. Correct it and run Terraform again.\n\nError: "+err.Error())
+			"The provider configuration holds a setting that can never work. Correct it and run Terraform again.\n\nCause: "+err.Error())
 		return
 	}
 	// Work shared by many calls (a batched refresh's listing, the shared rendering

@@ -54,6 +54,7 @@ func TestAccProviderBinary(t *testing.T) {
 		{"platform gone during apply", testPlatformGoneDuringApply},
 		{"expired view advice", testExpiredViewAdvice},
 		{"a forward proxy that refuses, fails or is down", testProxyLeads},
+		{"a forward proxy that refuses the tunnel, or is bypassed", testRefusedTunnels},
 		{"the corporate networks guide, stopped by its time limit", testCorporateGuide},
 		{"every setting from its environment variable alone", testEverySettingFromTheEnvironment},
 		{"the corporate networks guide's CI recipe, from the environment through a proxy", testCorporateGuideFromTheEnvironment},

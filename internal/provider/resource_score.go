@@ -271,7 +271,7 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 		resp.Diagnostics.AddError("Score rendering did not finish",
 			plan.detail(fmt.Sprintf("The score was published, but its status was still %q, a status the provider does not know "+
 				"(it knows pending, rendering, idle and error), when the create timeout (%s) ran out. The score is kept as "+
-				"tainted and replaced on the next apply.", rendered.Status, timeout))+"\n\nError: "+err.Error())
+				"tainted and replaced on the next apply.", rendered.Status, timeout))+"\n\nCause: "+err.Error())
 	case errors.Is(err, context.DeadlineExceeded):
 		resp.Diagnostics.AddWarning("Score rendering still in progress",
 			plan.detail(fmt.Sprintf("The score was published and had status %q when the create timeout (%s) ran out. It is kept "+
@@ -285,7 +285,7 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 		if lead := causeLead(err); lead != "" {
 			detail = lead + "\n\n" + detail
 		}
-		resp.Diagnostics.AddWarning("Score "+plan.name()+" published, its rendering unconfirmed", detail+"\n\nError: "+err.Error())
+		resp.Diagnostics.AddWarning("Score "+plan.name()+" published, its rendering unconfirmed", detail+"\n\nCause: "+err.Error())
 	}
 }
 

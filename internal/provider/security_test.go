@@ -418,8 +418,11 @@ resource "mediaplatform_external_authentication" "test" {
 				`user "viewer" is not an administrator`),
 		}},
 	})
-	if n := ctl.Stats().Requests["PUT /api/v1/externalauth"]; n != 1 {
-		t.Errorf("%d PUT requests, want 1 (refused, not retried)", n)
+	// The settings are read before they are written (nothing another administrator
+	// set is written back unread): the read is refused, once, and nothing is written.
+	stats := ctl.Stats()
+	if gets, puts := stats.Requests["GET /api/v1/externalauth"], stats.Requests["PUT /api/v1/externalauth"]; gets != 1 || puts != 0 {
+		t.Errorf("%d GET and %d PUT requests, want the GET refused once, not retried, and no PUT", gets, puts)
 	}
 	if err := expectSettings(t, emu, client.ExternalAuthentication{}); err != nil {
 		t.Error(err)
