@@ -297,7 +297,13 @@ func TestHuntReadings(t *testing.T) {
 			s == nil || s.ID != "a" || !s.CreatedAt.IsZero() {
 			t.Errorf("a wrapped score beside other members, a timestamp as epoch seconds: %+v, %v", s, err)
 		}
+		if err := decodeAnswer([]byte(`{"score": {"id": "b", "status": "idle", "renderings": [{"format": "svg", "pages": "3"}]}}`), "score", &s); s == nil || s.ID != "b" || s.Status != "idle" {
+			t.Errorf("a score with a member of another type: %+v, %v", s, err)
+		}
 		var list []*Score
+		if err := decodeAnswer([]byte(`{"scores": [{"id": "a", "renderings": [{"pages": "3"}]}, {"id": "b"}]}`), "scores", &list); err != nil || len(list) != 2 {
+			t.Errorf("a list with a score holding a member of another type: %d scores, %v", len(list), err)
+		}
 		if err := decodeAnswer([]byte(`{"scores": null, "total": "0"}`), "scores", &list); err != nil || len(list) != 0 {
 			t.Errorf("a null list: %v, %v", list, err)
 		}

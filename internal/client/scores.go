@@ -88,9 +88,14 @@ func (s *Score) UnmarshalJSON(b []byte) error {
 		UpdatedAt  flexTime    `json:"updatedAt"`
 		Renderings []Rendering `json:"renderings"`
 	}
-	if err := json.Unmarshal(b, &w); err != nil {
+	var typeErr *json.UnmarshalTypeError
+	if err := json.Unmarshal(b, &w); err != nil && !errors.As(err, &typeErr) {
 		return err
 	}
+	// A member of another type was skipped and the rest decoded (encoding/json goes
+	// on past a type error): the score is kept with that member absent (rule "a write
+	// is recorded from what proves it"). The error is not returned: in a list it would
+	// end the decoding of every score after this one.
 	*s = Score{
 		ID: w.ID, ScoreURL: w.ScoreURL, Alias: w.Publisher.ScoreID, Publisher: w.Publisher.Identity.User,
 		Transpose: w.Options.Transpose, Status: w.Status,
