@@ -1,0 +1,269 @@
+//go:build linux
+
+package provider
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
+)
+
+// ciRecipe is the CI recipe of the guide "Corporate networks" as the generated page
+// prints it: the shell block of the section "Stopping a run in CI". Read from docs/,
+// so that the recipe the test stops is the one users copy.
+func ciRecipe(t *testing.T) string {
+	t.Helper()
+	page, err := os.ReadFile(filepath.Join("..", "..", "docs", "guides", "corporate-networks.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(page), "\n## Stopping a run in CI\n")
+	if !ok {
+		t.Fatal(`the guide has no section "Stopping a run in CI"`)
+	}
+	m := regexp.MustCompile("(?s)\n```shell\n(.*?)\n```\n").FindStringSubmatch(section)
+	if m == nil || !strings.Contains(m[1], "terraform apply") {
+		t.Fatalf("the section \"Stopping a run in CI\" prints no shell recipe with terraform apply:\n%s", section)
+	}
+	return m[1] + "\n"
+}
+
+// TestAccCIRecipe runs the guide's CI recipe as printed and lets its own time limit
+// stop it, again and again, while scores are published and render, views are created
+// and the authentication settings change, each write's answer held back after the
+// platform acted. After every stop the state is whole (not empty, every score and view
+// the platform made in the run in it), and the next run of the recipe finishes without
+// making anything twice. The limits are fractions of a measured run, so a slower
+// machine stops the runs at the same points of their work.
+func TestAccCIRecipe(t *testing.T) {
+	terraformPath := cliForTests(t)
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is not on PATH")
+	}
+	t.Parallel()
+	const stops, scores, views = 20, 4, 2
+	emu, proxy := newProxiedTestEmulatorWith(t, "answers held back", emulator.Options{RenderDelay: 200 * time.Millisecond})
+	ctl := emu.control(t, "answers held back")
+	const held = 300 * time.Millisecond
+	for _, f := range []faultproxy.Fault{
+		{Method: http.MethodPost, Path: `/scores$`, Delay: held},
+		{Method: http.MethodPost, Path: `/view$`, Delay: held},
+		{Method: http.MethodPut, Path: `/externalauth$`, Delay: held},
+	} {
+		proxy.Add(f)
+	}
+	w := &workspace{t: t, terraform: terraformPath, dir: t.TempDir(), cliConfig: buildProviderForCLI(t), emu: emu}
+	// Every round replaces every object: the old round's are destroyed while the new
+	// round's are created.
+	w.write(fmt.Sprintf(`
+variable "round" {
+  type = number
+}
+resource "mediaplatform_external_authentication" "ci" {
+  domain_name = "round-${var.round}.corp.example"
+  enabled     = true
+}
+resource "mediaplatform_score" "aliased" {
+  count     = %[1]d
+  score_url = "https://cdn.example/scores/r${var.round}-a${count.index}.sib"
+  score_id  = "ci-r${var.round}-${count.index}"
+}
+resource "mediaplatform_score" "plain" {
+  count     = %[1]d
+  score_url = "https://cdn.example/scores/r${var.round}-p${count.index}.sib"
+}
+resource "mediaplatform_score_view" "v" {
+  count          = %[2]d
+  score          = mediaplatform_score.aliased[count.index].id
+  license_string = "round ${var.round}"
+}
+`, scores/2, views))
+	writeFile(t, filepath.Join(w.dir, "ci-apply.sh"), ciRecipe(t))
+	w.env = []string{"PATH=" + filepath.Dir(terraformPath) + string(os.PathListSeparator) + os.Getenv("PATH")}
+
+	// recipe runs the recipe for round with the time limit, as a CI job does: in a
+	// process group of its own.
+	recipe := func(round int, limit time.Duration) (string, int, time.Duration) {
+		cmd := w.command("version") // the workspace's environment
+		cmd.Path, _ = exec.LookPath("bash")
+		cmd.Args = []string{"bash", "ci-apply.sh"}
+		cmd.Env = append(cmd.Env, fmt.Sprintf("TF_VAR_round=%d", round),
+			fmt.Sprintf("APPLY_TIME_LIMIT=%.2f", limit.Seconds()))
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		took := time.Since(start)
+		code := 0
+		var exitErr *exec.ExitError
+		if errors.As(err, &exitErr) {
+			code = exitErr.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(out), "Two interrupts received") {
+			t.Errorf("round %d: terraform got a second signal:\n%s", round, out)
+		}
+		return string(out), code, took
+	}
+	// made counts the creates the platform received (each makes an object: nothing
+	// fails them).
+	made := func() (scores, views int) {
+		return proxy.Count(http.MethodPost, `/scores$`), proxy.Count(http.MethodPost, `/view$`)
+	}
+	// state reads the state file: the ids of its scores and views.
+	state := func(round int, out string) (scoreIDs, viewIDs []string) {
+		b, err := os.ReadFile(filepath.Join(w.dir, "terraform.tfstate"))
+		if err != nil || len(b) == 0 {
+			t.Fatalf("round %d: the state file is empty or missing (%v):\n%s", round, err, out)
+		}
+		var st struct {
+			Resources []struct {
+				Type      string `json:"type"`
+				Instances []struct {
+					Attributes struct {
+						ID string `json:"id"`
+					} `json:"attributes"`
+				} `json:"instances"`
+			} `json:"resources"`
+		}
+		if err := json.Unmarshal(b, &st); err != nil {
+			t.Fatalf("round %d: the state file does not read: %v\n%s", round, err, out)
+		}
+		for _, r := range st.Resources {
+			for _, in := range r.Instances {
+				switch r.Type {
+				case "mediaplatform_score":
+					scoreIDs = append(scoreIDs, in.Attributes.ID)
+				case "mediaplatform_score_view":
+					viewIDs = append(viewIDs, in.Attributes.ID)
+				}
+			}
+		}
+		return scoreIDs, viewIDs
+	}
+
+	// The first round, to its end: how long a round takes on this machine, now.
+	out, code, took := recipe(0, 10*time.Minute)
+	if code != 0 {
+		t.Fatalf("the first run failed (exit %d):\n%s", code, out)
+	}
+	t.Logf("a whole round takes %s", took.Round(10*time.Millisecond))
+	_, seenViews := state(0, out)
+	known := map[string]bool{}
+	for _, id := range seenViews {
+		known[id] = true
+	}
+
+	// Stops that came while the run's writes were on their way: the state holds an
+	// object made in the run, yet the run did not finish.
+	stopped, midway := 0, 0
+	knownScores := map[string]bool{}
+	for round := 1; stopped < stops; round++ {
+		if round > 2*stops {
+			t.Fatalf("only %d of %d runs were stopped by their time limit in %d rounds", stopped, stops, round-1)
+		}
+		// Stops spread over the middle of the run, where its writes are.
+		limit := time.Duration(float64(took) * (0.3 + 0.6*float64(round%10)/10))
+		scoresBefore, viewsBefore := made()
+		out, code, _ := recipe(round, limit)
+		if code != 0 && code != 124 {
+			t.Fatalf("round %d: the recipe failed (exit %d):\n%s", round, code, out)
+		}
+		scoreIDs, viewIDs := state(round, out)
+		if code == 124 {
+			stopped++
+			if !strings.Contains(out, "stopped at its time limit") {
+				t.Errorf("round %d: exit 124 without the recipe's message:\n%s", round, out)
+			}
+			if !strings.Contains(string(mustRead(t, filepath.Join(w.dir, "terraform.tfstate"))), `"mediaplatform_external_authentication"`) {
+				// The settings exist since the first round: a state without them is empty.
+				t.Errorf("round %d: the state lost the settings after the stop:\n%s", round, out)
+			}
+		}
+		// Every score on the platform is in the state, and every view made in this run.
+		onPlatform := 0
+		for _, id := range scoreIDs {
+			if _, ok := ctl.Score(id); ok {
+				onPlatform++
+			}
+		}
+		if n := ctl.Stats().Scores; n != onPlatform {
+			t.Errorf("round %d (limit %s, exit %d): the platform holds %d scores, %d of them in the state:\n%s",
+				round, limit.Round(10*time.Millisecond), code, n, onPlatform, out)
+		}
+		newScores := 0
+		for _, id := range scoreIDs {
+			if !knownScores[id] {
+				knownScores[id] = true
+				newScores++
+			}
+		}
+		if code == 124 && (newScores > 0 || len(viewIDs) > 0) && (newScores < scores || len(viewIDs) < views) {
+			midway++
+		}
+		newViews := 0
+		for _, id := range viewIDs {
+			if !known[id] {
+				known[id] = true
+				newViews++
+			}
+		}
+		_, viewsMade := made()
+		if viewsMade-viewsBefore != newViews {
+			t.Errorf("round %d (limit %s, exit %d): the platform made %d views, the state gained %d:\n%s",
+				round, limit.Round(10*time.Millisecond), code, viewsMade-viewsBefore, newViews, out)
+		}
+		if code == 124 {
+			// The next run finishes the round and makes nothing twice.
+			out, code, _ = recipe(round, 10*time.Minute)
+			if code != 0 {
+				t.Fatalf("round %d: the run after the stop failed (exit %d):\n%s", round, code, out)
+			}
+			scoreIDs, viewIDs = state(round, out)
+			for _, id := range viewIDs {
+				known[id] = true
+			}
+			for _, id := range scoreIDs {
+				knownScores[id] = true
+			}
+		}
+		scoresAfter, viewsAfter := made()
+		if s, v := scoresAfter-scoresBefore, viewsAfter-viewsBefore; s != scores || v != views {
+			t.Errorf("round %d: %d publishes and %d view creates for %d scores and %d views:\n%s", round, s, v, scores, views, out)
+		}
+		if n := ctl.Stats().Scores; n != scores {
+			t.Errorf("round %d: the platform holds %d scores at the end, want %d", round, n, scores)
+		}
+		if t.Failed() {
+			return
+		}
+	}
+	t.Logf("%d runs stopped by their time limit, %d of them with objects of the run in the state and others still to make", stopped, midway)
+	if midway < stops/4 {
+		t.Errorf("only %d of %d stops came while the run's objects were being made: the test proves little", midway, stops)
+	}
+	if n := ctl.Stats().LiveTokens; n != 0 {
+		t.Errorf("%d platform tokens are live at the end", n)
+	}
+}
+
+func mustRead(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
