@@ -81,7 +81,7 @@ func pemCases(t *testing.T) (cases []pemCase, cert, key string) {
 			}
 		}
 		out := filepath.Join(dir, "bundle.p12")
-		cmd := exec.Command(openssl, "pkcs12", "-export", "-in", "cert.pem", "-inkey", "key.pem", "-out", out, "-passout", "pass:x")
+		cmd := exec.CommandContext(t.Context(), openssl, "pkcs12", "-export", "-in", "cert.pem", "-inkey", "key.pem", "-out", out, "-passout", "pass:x")
 		cmd.Dir = dir
 		if msg, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("openssl pkcs12 -export: %v\n%s", err, msg)
@@ -189,7 +189,7 @@ func TestPEMProblem_theFixesWork(t *testing.T) {
 	dir := t.TempDir()
 	run := func(args ...string) {
 		t.Helper()
-		cmd := exec.Command(openssl, args...)
+		cmd := exec.CommandContext(t.Context(), openssl, args...)
 		cmd.Dir = dir
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("openssl %s: %v\n%s", strings.Join(args, " "), err, out)

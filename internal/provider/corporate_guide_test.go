@@ -125,7 +125,7 @@ func TestCorporateGuide_checkThePathWithCurl(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "check-path.sh"), string(script))
 
 	run := func(env ...string) (string, error) {
-		cmd := exec.Command("bash", "check-path.sh")
+		cmd := exec.CommandContext(t.Context(), "bash", "check-path.sh")
 		cmd.Dir = dir
 		cmd.Env = append(cleanEnv(), "CA_CERT_FILE=ca.pem", "CLIENT_CERT_FILE=client.pem", "CLIENT_KEY_FILE=client-key.pem",
 			"ACCESS_CLIENT_ID=terraform-ci", "ACCESS_CLIENT_SECRET="+gatewaySecret)
