@@ -22,6 +22,21 @@ type Session struct {
 	ExpiresAt time.Time `json:"expiresAt"`
 }
 
+// UnmarshalJSON reads expiresAt in every RFC 3339 form (flexTime): a timestamp that
+// cannot be read is no expiry, never an unreadable answer.
+func (s *Session) UnmarshalJSON(b []byte) error {
+	var doc struct {
+		Valid     bool     `json:"valid"`
+		User      string   `json:"user"`
+		ExpiresAt flexTime `json:"expiresAt"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return err
+	}
+	*s = Session{Valid: doc.Valid, User: doc.User, ExpiresAt: doc.ExpiresAt.Time}
+	return nil
+}
+
 // ExternalAuthentication is the administrator API's external authentication
 // settings document.
 type ExternalAuthentication struct {

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -214,4 +215,27 @@ func pathOf(u *url.URL) string {
 		return p
 	}
 	return "/"
+}
+
+// flexInt decodes an integer given as a JSON number or as a string holding one
+// (protojson writes 64-bit integers as strings); null, "" and any other value read
+// as 0, as if absent (rule "absent means zero" of the reading table).
+type flexInt int64
+
+// UnmarshalJSON accepts 5, "5", null and "".
+func (n *flexInt) UnmarshalJSON(b []byte) error {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*n = 0
+	switch v := v.(type) {
+	case float64:
+		*n = flexInt(v)
+	case string:
+		if i, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+			*n = flexInt(i)
+		}
+	}
+	return nil
 }

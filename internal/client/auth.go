@@ -47,7 +47,7 @@ type identityProvider struct {
 // tokenInfoDoc is the token information resource (B5, B6).
 type tokenInfoDoc struct {
 	ExpiresAt flexTime `json:"expiresAt"`
-	ExpiresIn *int64   `json:"expiresIn"`
+	ExpiresIn *flexInt `json:"expiresIn"`
 	// IAMToken carries the expiry on platforms that give it only there (contract §V8).
 	IAMToken struct {
 		ExpiresAt flexTime `json:"expiresAt"`
@@ -156,9 +156,9 @@ func (c *Client) grant(ctx context.Context) (*AccessToken, error) {
 		return nil, err
 	}
 	var out struct {
-		AccessToken string `json:"access_token"`
-		TokenType   string `json:"token_type"`
-		ExpiresIn   int64  `json:"expires_in"`
+		AccessToken string  `json:"access_token"`
+		TokenType   string  `json:"token_type"`
+		ExpiresIn   flexInt `json:"expires_in"`
 	}
 	start := time.Now()
 	resp, err := c.do(ctx, &request{
@@ -197,7 +197,7 @@ func (c *Client) grant(ctx context.Context) (*AccessToken, error) {
 		tok.ExpiresAt = start.Add(tok.lifetime)
 	}
 	c.credLoads.Add(1)
-	logDebug(ctx, "platform token granted", map[string]any{"user": c.cfg.Username, "expires_in": out.ExpiresIn})
+	logDebug(ctx, "platform token granted", map[string]any{"user": c.cfg.Username, "expires_in": int64(out.ExpiresIn)})
 	// Learn the extend and removal links now, while time is plenty: removing the
 	// token when Terraform ends the provider then takes one request, not two,
 	// inside the short shutdown window. Failing here is not fatal: the links are

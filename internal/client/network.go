@@ -56,6 +56,10 @@ var OwnedHeaders = []string{"Authorization", "Token", "Content-Type", "Host", "C
 func CheckRequestHeader(name, value string) string {
 	canonical := textproto.CanonicalMIMEHeaderKey(name)
 	for _, owned := range OwnedHeaders {
+		if canonical == owned && owned == "Authorization" {
+			return "the provider sets the header Authorization itself (the platform's credential): give a gateway's " +
+				"credential in a header of its own, such as Proxy-Authorization"
+		}
 		if canonical == owned {
 			return fmt.Sprintf("the provider sets the header %s itself", owned)
 		}
@@ -90,6 +94,10 @@ func (c *Client) addressError(setting, address, path string, err error) error {
 		return err
 	}
 	e := &AddressError{Setting: setting, Address: address, Path: path, Err: err, Answered: answeredBy(err)}
+	if setting == "registry_url" && c.cfg.PlatformURL != "" {
+		e.Expected = fmt.Sprintf("the service registry's address, usually %s/apis/registry;version=0/serviceroots "+
+			"(or leave registry_url unset for that default)", redactURL(strings.TrimRight(c.cfg.PlatformURL, "/")))
+	}
 	if setting == "publishing_url" || strings.HasPrefix(setting, "admin_url (with") {
 		if c.cfg.AdminURL != "" {
 			e.Expected = fmt.Sprintf("the publishing service's address, %s/apis/%s;version=2;realm=global (admin_url, then "+
@@ -320,10 +328,10 @@ func bypassedProxy(u *url.URL) (entry, proxyVar string) {
 	ip, ipErr := netip.ParseAddr(host)
 	for _, e := range strings.Split(noProxy, ",") {
 		e = strings.ToLower(strings.TrimSpace(e))
-		switch {
-		case e == "":
+		switch e {
+		case "":
 			continue
-		case e == "*":
+		case "*":
 			return e, proxyVar
 		}
 		if prefix, err := netip.ParsePrefix(e); err == nil {

@@ -49,7 +49,12 @@ func (c *Client) serviceRoots(ctx context.Context) (*serviceRoots, error) {
 		}
 		resp, err := c.do(ctx, &request{method: http.MethodGet, url: regURL, auth: authPlatform}, &doc)
 		if err != nil {
-			return nil, fmt.Errorf("reading the service registry: %w", err)
+			// The registry always answers at its address: a 404 there is a wrong address.
+			setting := "registry_url"
+			if c.cfg.RegistryURL == "" {
+				setting = "platform_url (with the registry's path)"
+			}
+			return nil, fmt.Errorf("reading the service registry: %w", c.addressError(setting, regURL, pathOf(mustParse(regURL)), err))
 		}
 		return &serviceRoots{resources: doc.Resources, url: resp.url}, nil
 	}))

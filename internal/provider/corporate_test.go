@@ -214,7 +214,8 @@ func TestAccCorporate_badInputAtPlan(t *testing.T) {
 			errorPattern("Error: Invalid attribute value", "Attribute ca_cert_pem value must be PEM-encoded certificates; it is a file name",
 				`read the file with file("certs/gateway-ca.pem")`)},
 		{"a header the provider sets", `request_headers = { Authorization = "Bearer x" }`,
-			errorPattern(`request_headers["Authorization"] cannot be sent: the provider sets the header Authorization itself.`,
+			errorPattern(`request_headers["Authorization"] cannot be sent: the provider sets the header Authorization itself `+
+				`(the platform's credential): give a gateway's credential in a header of its own, such as Proxy-Authorization.`,
 				"give the gateway's credential in a header of its own instead", "Proxy-Authorization",
 				"HTTPS_PROXY=http://user:password@proxy:port")},
 	} {

@@ -117,8 +117,8 @@ func testEverySettingFromTheEnvironment(t *testing.T, newWorkspace func(*testing
 		"registry_url": {
 			one("registry_url", cfg.PlatformURL+"/apis/registry;version=0/serviceroots"),
 			one("registry_url", cfg.PlatformURL+"/apis/registry;version=9/nothing"),
-			// The registry's 404 does not name registry_url yet: the address it went to shows the variable was read.
-			errorPattern("Unable to list systems", "GET /apis/registry;version=9/nothing: HTTP 404"),
+			errorPattern("Unable to list systems", "The address in registry_url does not lead to the platform's API",
+				"GET /apis/registry;version=9/nothing: HTTP 404"),
 		},
 		"ca_cert_pem": {one("ca_cert_pem", serverPEM), one("ca_cert_pem", strangerPEM), errorPattern("The TLS certificate of", "ca_cert_pem")},
 		"client_cert_pem": {

@@ -45,7 +45,7 @@ func (h respelledHost) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // go through), with an authentication server written [fd00::10].
 func TestAccNetwork_ipv6(t *testing.T) {
 	t.Parallel()
-	l, err := net.Listen("tcp", "[::1]:0")
+	l, err := (&net.ListenConfig{}).Listen(t.Context(), "tcp", "[::1]:0")
 	if err != nil {
 		t.Skipf("no IPv6 loopback on this machine: %v", err)
 	}

@@ -99,8 +99,9 @@ func (r *externalAuthenticationResource) Schema(_ context.Context, _ resource.Sc
 				NestedObject: schema.NestedAttributeObject{
 					Attributes: map[string]schema.Attribute{
 						"address": schema.StringAttribute{
-							MarkdownDescription: "Host name or IP address of the server, e.g. `dc1.corp.example` or `10.0.0.9`: no " +
-								"scheme, port (set `port`), path or spaces.",
+							MarkdownDescription: "Host name or IP address of the server, e.g. `dc1.corp.example`, `10.0.0.9` or " +
+								"`fd00::10` (an IPv6 address may also be written in brackets, `[fd00::10]`, and is stored as " +
+								"written): no scheme, port (set `port`), path or spaces.",
 							Required:   true,
 							Validators: []validator.String{serverAddress()},
 						},
