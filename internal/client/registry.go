@@ -54,7 +54,11 @@ func (c *Client) serviceRoots(ctx context.Context) (*serviceRoots, error) {
 			if c.cfg.RegistryURL == "" {
 				setting = "platform_url (with the registry's path)"
 			}
-			return nil, fmt.Errorf("reading the service registry: %w", c.addressError(setting, regURL, pathOf(mustParse(regURL)), err))
+			path := ""
+			if u, perr := url.Parse(regURL); perr == nil {
+				path = pathOf(u)
+			}
+			return nil, fmt.Errorf("reading the service registry: %w", c.addressError(setting, regURL, path, err))
 		}
 		return &serviceRoots{resources: doc.Resources, url: resp.url}, nil
 	}))
