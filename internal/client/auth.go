@@ -349,6 +349,12 @@ func (c *Client) ExtendAccessToken(ctx context.Context, tok *AccessToken) (*Acce
 // RemoveAccessToken invalidates tok (which may carry only its Token). A token
 // that is already invalid or expired counts as removed.
 func (c *Client) RemoveAccessToken(ctx context.Context, tok *AccessToken) error {
+	return c.removeToken(ctx, tok, false)
+}
+
+// removeToken removes tok; exiting, as the client's last request (Close), outside the
+// pace of its other calls (exitCall).
+func (c *Client) removeToken(ctx context.Context, tok *AccessToken, exiting bool) error {
 	if tok == nil || tok.Token == "" {
 		return nil
 	}
@@ -360,9 +366,20 @@ func (c *Client) RemoveAccessToken(ctx context.Context, tok *AccessToken) error 
 	case err != nil:
 		return fmt.Errorf("removing platform token: %w", err)
 	}
-	_, err = c.do(ctx, &request{method: http.MethodDelete, url: links.removal, auth: authBearer, cred: tok.Token}, nil)
-	if err != nil && !IsUnauthorized(err) && !IsNotFound(err) {
-		return fmt.Errorf("removing platform token: %w", err)
+	if exiting {
+		status, err := c.exitCall(maskCredential(ctx, tok.Token), http.MethodDelete, links.removal,
+			http.Header{"Authorization": {"Bearer " + tok.Token}})
+		switch {
+		case err != nil:
+			return fmt.Errorf("removing platform token: %w", err)
+		case status/100 != 2 && status != http.StatusSeeOther && status != http.StatusUnauthorized && status != http.StatusNotFound:
+			return fmt.Errorf("removing platform token: DELETE %s answered HTTP %d", pathOf(mustParse(links.removal)), status)
+		}
+	} else {
+		_, err = c.do(ctx, &request{method: http.MethodDelete, url: links.removal, auth: authBearer, cred: tok.Token}, nil)
+		if err != nil && !IsUnauthorized(err) && !IsNotFound(err) {
+			return fmt.Errorf("removing platform token: %w", err)
+		}
 	}
 	logDebug(ctx, "platform token removed", nil)
 	return nil

@@ -1,0 +1,74 @@
+package client
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+)
+
+// TestCloseUnderASharedRateLimit: ten clients share one platform's rate limit, as ten
+// CI jobs do, and close one after another while the others go on calling at the
+// limit. Each Close has the window a provider has when Terraform shuts it down, and
+// each leaves no platform token and no administrator session behind. The clients'
+// calls are paced by what the platform lets through, not by this machine's speed, so
+// the limit is met on any machine.
+func TestCloseUnderASharedRateLimit(t *testing.T) {
+	t.Parallel()
+	const clients, limit = 10, 10
+	// The exit window of the provider (serve.go's closeTimeout): Terraform kills the
+	// provider 2 s after its graceful shutdown.
+	const window = 1500 * time.Millisecond
+	env := newEmuEnv(t, emulator.Options{})
+	cs := make([]*Client, clients)
+	for i := range cs {
+		c, err := New(env.config())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.CheckSession(env.ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.ListScores(env.ctx, ListScoresInput{}); err != nil {
+			t.Fatal(err)
+		}
+		cs[i] = c
+	}
+	if st := env.emu.Stats(); st.LiveTokens != clients || st.LiveSessions != clients {
+		t.Fatalf("%d tokens and %d sessions live before the test, want %d of each: it proves nothing", st.LiveTokens, st.LiveSessions, clients)
+	}
+	env.emu.SetFaults(emulator.Faults{RateLimitPerSecond: limit})
+
+	// Client i calls for (i+1) half seconds at the limit, then closes.
+	var wg sync.WaitGroup
+	errs := make([]error, clients)
+	for i, c := range cs {
+		wg.Go(func() {
+			for round := 0; round <= i; round++ {
+				for start := time.Now(); time.Since(start) < 500*time.Millisecond; {
+					if _, err := c.ListScores(env.ctx, ListScoresInput{}); err != nil {
+						errs[i] = err
+						return
+					}
+				}
+			}
+			ctx, cancel := context.WithTimeout(env.ctx, window)
+			defer cancel()
+			errs[i] = c.Close(ctx)
+		})
+	}
+	wg.Wait()
+	failed := 0
+	for i, err := range errs {
+		if err != nil {
+			failed++
+			t.Logf("client %d: %v", i, err)
+		}
+	}
+	if st := env.emu.Stats(); st.LiveTokens != 0 || st.LiveSessions != 0 || failed > 0 {
+		t.Errorf("after ten clients closed at the shared limit: %d of them failed, %d platform tokens and %d sessions live, want none",
+			failed, st.LiveTokens, st.LiveSessions)
+	}
+}
