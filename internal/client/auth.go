@@ -406,6 +406,18 @@ func (c *Client) renewToken(ctx context.Context, held *AccessToken, has bool) (*
 	}
 	if tok == nil && ctx.Err() == nil {
 		tok, err = c.grant(ctx)
+		if err == nil && has && time.Until(held.ExpiresAt) > 0 {
+			// The held token is still valid but replaced: remove it now instead of leaving
+			// it live, held by nobody, until it expires. In the background, bounded by one
+			// request's time: the calls waiting for the new token need not wait for it.
+			go func() {
+				removeCtx, cancel := context.WithTimeout(c.detached(ctx), c.cfg.RequestTimeout)
+				defer cancel()
+				if rerr := c.removeToken(removeCtx, held, false); rerr != nil {
+					logDebug(removeCtx, "removing the replaced platform token failed; it expires on its own", map[string]any{"error": rerr.Error()})
+				}
+			}()
+		}
 	}
 	if tok == nil && err == nil {
 		err = ctx.Err()

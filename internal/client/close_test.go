@@ -2,11 +2,13 @@ package client
 
 import (
 	"context"
+	"net/http"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
 // TestCloseUnderASharedRateLimit: ten clients share one platform's rate limit, as ten
@@ -70,5 +72,32 @@ func TestCloseUnderASharedRateLimit(t *testing.T) {
 	if st := env.emu.Stats(); st.LiveTokens != 0 || st.LiveSessions != 0 || failed > 0 {
 		t.Errorf("after ten clients closed at the shared limit: %d of them failed, %d platform tokens and %d sessions live, want none",
 			failed, st.LiveTokens, st.LiveSessions)
+	}
+}
+
+// TestReplacedTokenIsRemoved: a token whose extension failed is replaced by a new
+// grant while it is still valid; it is removed then, not left live until it expires.
+func TestReplacedTokenIsRemoved(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{TokenLifetime: 3 * time.Second})
+	c, p := env.proxiedClient()
+	p.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/extension$`, Status: http.StatusBadRequest})
+	if _, err := c.ListScores(env.ctx, ListScoresInput{}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2200 * time.Millisecond) // less than a third of the lifetime left: the next call renews
+	if _, err := c.ListScores(env.ctx, ListScoresInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if p.Count(http.MethodPost, `/extension$`) == 0 || env.emu.Stats().Logins["oauth"] != 2 {
+		t.Fatalf("the token was not replaced after a failed extension (%d extensions, %d grants): the test proves nothing",
+			p.Count(http.MethodPost, `/extension$`), env.emu.Stats().Logins["oauth"])
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for env.emu.Stats().LiveTokens > 1 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := env.emu.Stats().LiveTokens; n != 1 {
+		t.Errorf("%d platform tokens live after the replacement, want 1 (the new one)", n)
 	}
 }
