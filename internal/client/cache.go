@@ -84,19 +84,24 @@ func (l *cache[T]) get(ctx context.Context, load func(ctx context.Context, held 
 		l.call = f
 		held, has := l.val, l.ok
 		l.mu.Unlock()
-
-		f.val, f.err = load(ctx, held, has)
-
-		l.mu.Lock()
-		if f.err == nil {
-			l.ok, l.val = true, f.val
-		} else if credentialsRejected(f.err) {
-			l.rejected = f.err
-		}
-		l.call = nil
-		l.mu.Unlock()
-		close(f.done)
-		return f.val, f.err
+		// The load goes on when its caller gives up (Ctrl-C, a stopped run): a login
+		// or a token grant that reached the platform must be held, and so logged out or
+		// removed at Close, not lost with its answer. It is bounded by the client's own
+		// request timeout and retry budget.
+		go func() {
+			v, err := load(context.WithoutCancel(ctx), held, has)
+			l.mu.Lock()
+			if err == nil {
+				l.ok, l.val = true, v
+			} else if credentialsRejected(err) {
+				l.rejected = err
+			}
+			l.call = nil
+			l.mu.Unlock()
+			f.val, f.err = v, err
+			close(f.done)
+		}()
+		return f.wait(ctx)
 	}
 }
 
