@@ -34,13 +34,13 @@ func (c *Client) CountScores(ctx context.Context, in CountScoresInput) (int, err
 		return 0, err
 	}
 	for attempt := 1; ; attempt++ {
-		count, err := c.countOnce(ctx, base, q, body)
+		count, bodySent, err := c.countOnce(ctx, base, q, body)
 		if err != nil {
 			return 0, err
 		}
 		err = c.checkCount(ctx, in, count)
 		var countErr *CountError
-		if errors.As(err, &countErr) && c.countByGet.Load() && !c.getBodyShown() && len(body) > 0 {
+		if errors.As(err, &countErr) && !bodySent && len(body) > 0 {
 			// A count by GET without a body that cannot be true: the platform may read
 			// the parameters from a body only (contract §V2). Count again with one.
 			c.showGetBody(ctx, "a count by GET that cannot be true for its query")
@@ -61,8 +61,9 @@ func (c *Client) CountScores(ctx context.Context, in CountScoresInput) (int, err
 // maxCounts bounds the counts CountScores takes of a set that keeps moving.
 const maxCounts = 5
 
-// countOnce asks the platform for the count once.
-func (c *Client) countOnce(ctx context.Context, base string, q url.Values, body map[string]any) (int, error) {
+// countOnce asks the platform for the count once, and says whether the request that
+// counted carried the body.
+func (c *Client) countOnce(ctx context.Context, base string, q url.Values, body map[string]any) (count int, bodySent bool, err error) {
 	var out *int
 	// Counting changes nothing, so it is safe to repeat. The specification lists the
 	// count as POST and shows GET in its example (contract §V3): after a 405 to the
@@ -75,7 +76,7 @@ func (c *Client) countOnce(ctx context.Context, base string, q url.Values, body 
 			req.body = nil // a GET carries a body only once the platform asked for one
 		}
 	}
-	_, err := c.do(ctx, req, &out)
+	_, err = c.do(ctx, req, &out)
 	if statusOf(err) == http.StatusMethodNotAllowed && req.method == http.MethodPost {
 		c.countByGet.Store(true)
 		c.warnFallback(ctx, "count-get", "the platform counts scores with GET (POST answered 405); using GET from now on", nil)
@@ -86,12 +87,12 @@ func (c *Client) countOnce(ctx context.Context, base string, q url.Values, body 
 		_, err = c.do(ctx, req, &out)
 	}
 	if err != nil {
-		return 0, c.addressError(c.publishingSetting(), base, "/scores/count", err)
+		return 0, false, c.addressError(c.publishingSetting(), base, "/scores/count", err)
 	}
 	if out == nil {
-		return 0, errors.New("counting scores: the answer holds no count")
+		return 0, false, errors.New("counting scores: the answer holds no count")
 	}
-	return *out, nil
+	return *out, req.body != nil, nil
 }
 
 // checkCount refuses a count that cannot be true for the request (contract §V4): a

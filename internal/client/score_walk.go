@@ -93,6 +93,9 @@ func (c *Client) AllScores(ctx context.Context, criteria ScoreCriteria, offset, 
 		pos, n := offset, 0
 		for {
 			size := w.pageSize(pos, limit-n, limit > 0)
+			// Whether this page's request carries a body is decided now: another call
+			// of the process may find meanwhile that the platform needs one.
+			bodySent := c.getBodyShown()
 			page, err := c.ListScores(ctx, ListScoresInput{Criteria: criteria, Offset: pos, Limit: size})
 			if err != nil {
 				yield(nil, err)
@@ -103,7 +106,7 @@ func (c *Client) AllScores(ctx context.Context, criteria ScoreCriteria, offset, 
 			}
 			v, err := w.judge(page, pos, size)
 			var pagingErr *PagingError
-			if errors.As(err, &pagingErr) && !c.getBodyShown() && (pos > 0 || criteria != ScoreCriteria{}) {
+			if errors.As(err, &pagingErr) && !bodySent && (pos > 0 || criteria != ScoreCriteria{}) {
 				// No progress with the parameters in the query string only: the platform
 				// may read them from a body only (contract §V2). Read the page again
 				// with one.
