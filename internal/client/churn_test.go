@@ -128,9 +128,18 @@ func TestCountUnderChurn(t *testing.T) {
 		ids = append(ids, s.ID)
 	}
 	// The churn publishes a score and deletes the newest seeded one it has not
-	// deleted yet: the scores at the end of the list come and go.
+	// deleted yet: the scores at the end of the list come and go. Its rate keeps pace
+	// with this machine: about two and a half changes in the time a quiet count and its
+	// check take (100 a second on a machine where that is 25 ms, as before), so that a
+	// slower machine meets the same churn per count.
+	start := time.Now()
+	if _, err := c.CountScores(env.ctx, CountScoresInput{Offset: 10}); err != nil {
+		t.Fatal(err)
+	}
+	quiet := time.Since(start)
+	rate := int(min(max(2.5/quiet.Seconds(), 8), 100))
 	slices.Reverse(ids)
-	ch := startChurn(t, env.client(), ids, 100, 4, false)
+	ch := startChurn(t, env.client(), ids, rate, 4, false)
 	var failed []string
 	for i := range 30 {
 		in := CountScoresInput{Criteria: ScoreCriteria{Status: "idle"}}
@@ -152,7 +161,8 @@ func TestCountUnderChurn(t *testing.T) {
 	if ch.published.Load() < 10 {
 		t.Fatalf("the churn published only %d scores: the test proves nothing", ch.published.Load())
 	}
-	t.Logf("%d scores published and deleted meanwhile; %d of 30 counts refused", ch.published.Load(), len(failed))
+	t.Logf("%d scores published and deleted meanwhile (%d a second; a quiet count took %s); %d of 30 counts refused",
+		ch.published.Load(), rate, quiet, len(failed))
 	for _, f := range failed {
 		t.Errorf("a count of a moving set was refused: %s", f)
 	}
