@@ -46,13 +46,18 @@ func newGatewayEmulator(t *testing.T, ca *testca.CA) (*testEmulator, string) {
 // newGatewayEmulatorRendering is newGatewayEmulator with scores that render for
 // renderDelay a state.
 func newGatewayEmulatorRendering(t *testing.T, ca *testca.CA, renderDelay time.Duration) (*testEmulator, string) {
+	return newGatewayEmulatorWith(t, ca, emulator.Options{RenderDelay: renderDelay})
+}
+
+// newGatewayEmulatorWith is newGatewayEmulator with the emulator's other options.
+func newGatewayEmulatorWith(t *testing.T, ca *testca.CA, opts emulator.Options) (*testEmulator, string) {
 	t.Helper()
 	if externalPlatform != nil {
 		t.Skip("needs the emulator's control surface: a gateway demanding a client certificate and a header")
 	}
-	emu := emulator.New(emulator.Options{RenderDelay: renderDelay, Faults: emulator.Faults{
-		ClientCACertPEM: ca.PEM, RequireHeader: &emulator.HeaderRequirement{Name: gatewayHeader, Value: gatewaySecret},
-	}})
+	opts.Faults.ClientCACertPEM = ca.PEM
+	opts.Faults.RequireHeader = &emulator.HeaderRequirement{Name: gatewayHeader, Value: gatewaySecret}
+	emu := emulator.New(opts)
 	srv := httptest.NewUnstartedServer(emu)
 	srv.TLS = emu.TLSConfig(nil)
 	srv.StartTLS()

@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"maps"
-	"net/http/httptest"
 	"regexp"
 	"slices"
 	"strings"
@@ -79,26 +77,19 @@ func testEverySettingFromTheEnvironment(t *testing.T, newWorkspace func(*testing
 	cert, key := ca.Issue(t, "terraform-ci", time.Now().Add(24*time.Hour))
 	_, otherKey := ca.Issue(t, "another", time.Now().Add(24*time.Hour))
 	const service = "studio.publishing"
-	emu := emulator.New(emulator.Options{RenderDelay: testRenderDelay, PublishingService: service, Faults: emulator.Faults{
-		ClientCACertPEM: ca.PEM, RequireHeader: &emulator.HeaderRequirement{Name: gatewayHeader, Value: gatewaySecret},
-	}})
-	srv := httptest.NewUnstartedServer(emu)
-	srv.TLS = emu.TLSConfig(nil)
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	serverPEM := string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
+	target, serverPEM := newGatewayEmulatorWith(t, ca, emulator.Options{RenderDelay: testRenderDelay, PublishingService: service})
+	emu, gatewayURL := target.emu, target.URL
 	strangerPEM := testca.New(t, "another authority").PEM
-	target := servedTestEmulator(t, emu, srv.URL)
 	cfg := target.config()
 	headers, _ := json.Marshal(map[string]string{gatewayHeader: gatewaySecret})
 	wrongHeaders, _ := json.Marshal(map[string]string{gatewayHeader: "wrong"})
 
 	one := func(setting, value string) map[string]string { return map[string]string{setting: value} }
 	probes := map[string]envProbe{
-		"admin_url":      {one("admin_url", cfg.AdminURL), one("admin_url", srv.URL+"/admin/v9"), errorPattern("The address in admin_url does not lead to the platform's API")},
+		"admin_url":      {one("admin_url", cfg.AdminURL), one("admin_url", gatewayURL+"/admin/v9"), errorPattern("The address in admin_url does not lead to the platform's API")},
 		"admin_username": {one("admin_username", cfg.AdminUsername), one("admin_username", "nobody"), errorPattern("The administrator API login", "was refused", `as "nobody"`)},
 		"admin_password": {one("admin_password", cfg.AdminPassword), one("admin_password", "wrong"), errorPattern("The administrator API login", "was refused", `as "admin"`)},
-		"platform_url":   {one("platform_url", cfg.PlatformURL), one("platform_url", srv.URL+"/elsewhere"), errorPattern("The address in platform_url does not lead to the platform's API")},
+		"platform_url":   {one("platform_url", cfg.PlatformURL), one("platform_url", gatewayURL+"/elsewhere"), errorPattern("The address in platform_url does not lead to the platform's API")},
 		"client_id":      {one("client_id", cfg.ClientID), one("client_id", "stranger"), errorPattern("The platform refused the application credential (OAuth error invalid_client)")},
 		"client_secret":  {one("client_secret", cfg.ClientSecret), one("client_secret", "wrong"), errorPattern("The platform refused the application credential (OAuth error invalid_client)")},
 		"basic_token": {
@@ -109,8 +100,8 @@ func testEverySettingFromTheEnvironment(t *testing.T, newWorkspace func(*testing
 		"username": {one("username", cfg.Username), one("username", "nobody"), errorPattern("The platform refused the user's credentials (OAuth error invalid_grant)")},
 		"password": {one("password", cfg.Password), one("password", "wrong"), errorPattern("The platform refused the user's credentials (OAuth error invalid_grant)")},
 		"publishing_url": {
-			one("publishing_url", emu.PublishingURL(srv.URL)),
-			one("publishing_url", emu.AdminURL(srv.URL)+"/apis/media.publishing;version=2;realm=global"),
+			one("publishing_url", emu.PublishingURL(gatewayURL)),
+			one("publishing_url", emu.AdminURL(gatewayURL)+"/apis/media.publishing;version=2;realm=global"),
 			errorPattern("The address in publishing_url does not lead to the platform's API", "studio.publishing"),
 		},
 		"publishing_service": {one("publishing_service", service), one("publishing_service", "media.publishing"), errorPattern("The address in admin_url (with publishing_service) does not lead to the platform's API", "/apis/media.publishing;version=2")},
