@@ -143,21 +143,6 @@ func sessionToken(body []byte) (string, error) {
 	return text, nil
 }
 
-// logout ends an administrator session. A session the server no longer knows
-// (401) counts as logged out.
-func (c *Client) logout(ctx context.Context, session string) error {
-	base, err := c.adminBase()
-	if err != nil {
-		return err
-	}
-	_, err = c.do(ctx, &request{method: http.MethodGet, url: base + "/logout", auth: authSession, cred: session}, nil)
-	if err != nil && !IsUnauthorized(err) {
-		return fmt.Errorf("administrator logout failed: %w", err)
-	}
-	logDebug(ctx, "administrator session logged out", nil)
-	return nil
-}
-
 // CheckSession reports the status of the administrator session, logging in
 // first when the client holds none.
 func (c *Client) CheckSession(ctx context.Context) (*Session, error) {
