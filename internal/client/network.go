@@ -17,7 +17,6 @@ import (
 	"net/netip"
 	"net/textproto"
 	"net/url"
-	"os"
 	"strings"
 	"syscall"
 	"time"
@@ -280,122 +279,12 @@ func (c *Client) settingFor(u *url.URL) string {
 	return ""
 }
 
-// isDialError reports whether err happened while connecting, before anything
-// was sent.
-// tunnelRefusedError is a forward proxy's answer to CONNECT other than 2xx: it did not
-// open the tunnel to the platform's host, so nothing reached the platform.
-type tunnelRefusedError struct {
-	proxy, status string
-	login         bool
-}
-
-func (e *tunnelRefusedError) Error() string {
-	return fmt.Sprintf("the proxy at %s refused the tunnel: %s", e.proxy, e.status)
-}
-
-// refusedTunnel is the transport's OnProxyConnectResponse: it turns a refused CONNECT,
-// which net/http reports as its bare status text ("Forbidden"), into an error that
-// says the proxy answered it.
-func refusedTunnel(_ context.Context, proxy *url.URL, _ *http.Request, res *http.Response) error {
-	if res.StatusCode >= 200 && res.StatusCode <= 299 {
-		return nil
-	}
-	return &tunnelRefusedError{proxy: proxy.Host, status: res.Status, login: proxy.User != nil}
-}
-
-// bypassedProxy returns the NO_PROXY entry that sends a request for u past the proxy
-// the environment configures for its scheme, and that proxy's variable; "" when no
-// proxy is configured or NO_PROXY does not name u's host.
-func bypassedProxy(u *url.URL) (entry, proxyVar string) {
-	names := []string{"HTTP_PROXY", "http_proxy"}
-	if u.Scheme == "https" {
-		names = []string{"HTTPS_PROXY", "https_proxy"}
-	}
-	for _, name := range names {
-		if os.Getenv(name) != "" {
-			proxyVar = name
-			break
-		}
-	}
-	if proxyVar == "" {
-		return "", ""
-	}
-	noProxy := os.Getenv("NO_PROXY")
-	if noProxy == "" {
-		noProxy = os.Getenv("no_proxy")
-	}
-	host, port := strings.ToLower(strings.TrimSuffix(u.Hostname(), ".")), portOf(u)
-	ip, ipErr := netip.ParseAddr(host)
-	for _, e := range strings.Split(noProxy, ",") {
-		e = strings.ToLower(strings.TrimSpace(e))
-		switch e {
-		case "":
-			continue
-		case "*":
-			return e, proxyVar
-		}
-		if prefix, err := netip.ParsePrefix(e); err == nil {
-			if ipErr == nil && prefix.Contains(ip.Unmap()) {
-				return e, proxyVar
-			}
-			continue
-		}
-		name := e
-		if h, p, err := net.SplitHostPort(e); err == nil {
-			if p != port {
-				continue
-			}
-			name = h
-		}
-		name = strings.TrimPrefix(strings.TrimPrefix(name, "*"), ".")
-		if a, err := netip.ParseAddr(name); err == nil {
-			if ipErr == nil && a.Unmap() == ip.Unmap() {
-				return e, proxyVar
-			}
-			continue
-		}
-		if host == name || strings.HasSuffix(host, "."+name) {
-			return e, proxyVar
-		}
-	}
-	return "", ""
-}
-
 func isDialError(err error) bool {
 	var opErr *net.OpError
 	var refused *tunnelRefusedError
 	// proxyconnect: connecting to the forward proxy failed, before any request left;
 	// a refused tunnel: the proxy did not let it leave.
 	return errors.As(err, &opErr) && (opErr.Op == "dial" || opErr.Op == "proxyconnect") || errors.As(err, &refused)
-}
-
-// proxyFor returns host:port of the forward proxy a request to u goes through, and the
-// environment variable whose value names it ("" when the proxy came from elsewhere);
-// both "" for a direct connection.
-func (c *Client) proxyFor(u *url.URL) (proxy, variable string) {
-	if c.proxy == nil {
-		return "", ""
-	}
-	p, err := c.proxy(&http.Request{URL: u, Header: http.Header{}})
-	if err != nil || p == nil {
-		return "", ""
-	}
-	names := []string{"HTTP_PROXY", "http_proxy"}
-	if u.Scheme == "https" {
-		names = []string{"HTTPS_PROXY", "https_proxy"}
-	}
-	for _, name := range names {
-		if v := os.Getenv(name); v != "" {
-			pv, err := url.Parse(v)
-			if err != nil || pv.Host == "" { // "proxy:3128" means http://proxy:3128, as for the transport
-				pv, err = url.Parse("http://" + v)
-			}
-			if err == nil && pv.Host == p.Host {
-				return p.Host, name
-			}
-		}
-	}
-	return p.Host, ""
 }
 
 // hostIn reports whether u has the scheme and host of one of the addresses.
