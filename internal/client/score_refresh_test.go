@@ -346,9 +346,14 @@ func TestRefreshScorePagesFollowTheWaitingReads(t *testing.T) {
 	if n := proxy.Count(http.MethodGet, `/scores$`); n != maxPagesInFlight {
 		t.Errorf("10 reads waiting keep %d pages in flight, want %d", n, maxPagesInFlight)
 	}
+	getsBefore := proxy.Count(http.MethodGet, `/scores/[0-9a-f-]{36}$`)
 	close(release)
 	wg.Wait()
-	if n := proxy.Count(http.MethodGet, `/scores$`); n != 20 {
-		t.Errorf("%d pages read to find the newest scores of 2,000, want all 20", n)
+	// The reads find their scores on the last page, unless a read waited longer than
+	// a GET of its own would take and bought one (the rent-or-buy rule, which a loaded
+	// machine tips): the listing then ends once no read waits for it.
+	n, gets := proxy.Count(http.MethodGet, `/scores$`), proxy.Count(http.MethodGet, `/scores/[0-9a-f-]{36}$`)-getsBefore
+	if n > 20 || (n < 20 && gets == 0) {
+		t.Errorf("%d pages read (and %d GETs) to find the newest scores of 2,000, want all 20 pages", n, gets)
 	}
 }
