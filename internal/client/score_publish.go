@@ -41,14 +41,14 @@ func (c *Client) PublishScore(ctx context.Context, in PublishScoreInput) (*Score
 
 	// firstSent is when the first request that may have acted was sent: a score this
 	// run created cannot be older.
-	var firstSent time.Time
+	var firstSent sentAt
 	for attempt := 0; ; attempt++ {
 		var out *Score
 		req := &request{
 			method: http.MethodPost, url: base + "/scores", body: body, auth: authPlatform,
 			outcomeDetail: "the score may have been created", wrapper: "score",
 		}
-		sent := time.Now()
+		sent := c.sentNow()
 		resp, err := c.do(ctx, req, &out)
 		if err == nil && (out == nil || out.ID == "") {
 			// The platform accepted the request (2xx) but its answer does not say
@@ -61,7 +61,7 @@ func (c *Client) PublishScore(ctx context.Context, in PublishScoreInput) (*Score
 			return c.completePublished(ctx, out, in), nil
 
 		case IsUnknownOutcome(err) && ctx.Err() == nil:
-			if firstSent.IsZero() {
+			if firstSent.local.IsZero() {
 				firstSent = sent
 			}
 			s, rerr := c.recoverPublish(ctx, in, firstSent, err)
@@ -79,7 +79,7 @@ func (c *Client) PublishScore(ctx context.Context, in PublishScoreInput) (*Score
 				return nil, err
 			}
 
-		case IsConflict(err) && !firstSent.IsZero():
+		case IsConflict(err) && !firstSent.local.IsZero():
 			// An earlier attempt may have created the score after all.
 			if s, rerr := c.recoverPublish(ctx, in, firstSent, err); rerr == nil && s != nil {
 				return s, nil
@@ -122,8 +122,37 @@ func (c *Client) completePublished(ctx context.Context, s *Score, in PublishScor
 	return s
 }
 
-// recoverPublish looks for the score that a publish of in, first sent at sent (this
-// machine's clock), can have created although no answer said so (cause). It returns
+// sentAt is when a request was sent: on this machine's clock, and the platform clock's
+// offset known then (known is false while no answer had shown it).
+type sentAt struct {
+	local  time.Time
+	offset time.Duration
+	known  bool
+}
+
+// sentNow is the moment of a request about to be sent.
+func (c *Client) sentNow() sentAt {
+	offset, known := c.PlatformClockOffset()
+	return sentAt{local: time.Now(), offset: offset, known: known}
+}
+
+// onPlatform is when s was sent, on the platform's clock. The offset learned since
+// (from the look-up that asks) is taken, or the one known when the request was sent,
+// whichever is earlier: should the platform's clock have stepped forward in between,
+// a score created before the step has a createdAt on the clock before it, and one
+// created after the step a later one; stepped back, one created after the step an
+// earlier one. The earlier of the two reads a score this request created as created
+// since it was sent, either way.
+func (s sentAt) onPlatform(c *Client) time.Time {
+	offset, _ := c.PlatformClockOffset()
+	if s.known {
+		offset = min(offset, s.offset)
+	}
+	return s.local.Add(offset)
+}
+
+// recoverPublish looks for the score that a publish of in, first sent at sent, can
+// have created although no answer said so (cause). It returns
 // the score (with Recovered set), or nil when the request certainly created none, or
 // an error.
 //
@@ -135,10 +164,9 @@ func (c *Client) completePublished(ctx context.Context, s *Score, in PublishScor
 // is the conflict the platform's 409 would have reported. Without an alias, the
 // scores of that scoreUrl are listed: exactly one new one is adopted, several are an
 // error that lists them.
-func (c *Client) recoverPublish(ctx context.Context, in PublishScoreInput, sent time.Time, cause error) (*Score, error) {
+func (c *Client) recoverPublish(ctx context.Context, in PublishScoreInput, sent sentAt, cause error) (*Score, error) {
 	since := func() time.Time {
-		t, _ := c.PlatformTime(sent) // after the look-up, whose answer set the clock
-		return t.Add(-ClockTolerance)
+		return sent.onPlatform(c).Add(-ClockTolerance) // after the look-up, whose answer set the clock
 	}
 	if in.Alias != "" {
 		s, err := c.GetScore(ctx, in.Alias)
