@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
-	"strconv"
 	"strings"
 )
 
@@ -224,18 +223,13 @@ type flexInt int64
 
 // UnmarshalJSON accepts 5, "5", null and "".
 func (n *flexInt) UnmarshalJSON(b []byte) error {
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
+	if s, ok := numberInString(bytes.TrimSpace(b), reflect.Int64); ok {
+		b = s
 	}
-	*n = 0
-	switch v := v.(type) {
-	case float64:
-		*n = flexInt(v)
-	case string:
-		if i, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
-			*n = flexInt(i)
-		}
+	var i int64
+	if json.Unmarshal(b, &i) != nil {
+		i = 0
 	}
+	*n = flexInt(i)
 	return nil
 }

@@ -59,6 +59,8 @@ type APIError struct {
 	// Tunnelled is set when the request went through the proxy in a tunnel (HTTPS):
 	// the answer then came from beyond the proxy, never from the proxy itself.
 	Tunnelled bool
+	// ProxyLogin is set when the proxy's address (ProxyVar) carries a login.
+	ProxyLogin bool
 }
 
 // Error gives the request, the status, the code and the message.

@@ -38,14 +38,10 @@ func (c *Client) exitCall(ctx context.Context, method, address string, credentia
 		if err != nil {
 			return 0, err
 		}
-		if platform {
-			c.setRequestHeaders(req.Header)
-		}
+		c.setBaseHeaders(req.Header, platform, "")
 		for name, values := range credential {
 			req.Header[name] = values
 		}
-		req.Header.Set("User-Agent", c.userAgent)
-		req.Header.Set("Accept", acceptJSON)
 		wait := exitRetryWait
 		resp, err := c.http.HTTPClient.Do(req)
 		if err == nil {

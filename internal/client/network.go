@@ -306,16 +306,7 @@ func hostIn(u *url.URL, addresses []string) bool {
 // value ([::1] is [0:0:0:0:0:0:0:1], an IPv4-mapped address its IPv4 one), and a port
 // left out is the scheme's default.
 func sameHost(a, b *url.URL) bool {
-	if !strings.EqualFold(a.Scheme, b.Scheme) || portOf(a) != portOf(b) {
-		return false
-	}
-	ha, hb := strings.TrimSuffix(a.Hostname(), "."), strings.TrimSuffix(b.Hostname(), ".")
-	ipa, erra := netip.ParseAddr(ha)
-	ipb, errb := netip.ParseAddr(hb)
-	if erra == nil && errb == nil {
-		return ipa.Unmap() == ipb.Unmap()
-	}
-	return erra != nil && errb != nil && strings.EqualFold(ha, hb)
+	return strings.EqualFold(a.Scheme, b.Scheme) && hostKey(a) == hostKey(b)
 }
 
 // hostKey is u's host and port in one spelling for every spelling sameHost takes as

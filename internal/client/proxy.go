@@ -42,11 +42,7 @@ func refusedTunnel(_ context.Context, proxy *url.URL, _ *http.Request, res *http
 // the environment configures for its scheme, and that proxy's variable; "" when no
 // proxy is configured or NO_PROXY does not name u's host.
 func bypassedProxy(u *url.URL) (entry, proxyVar string) {
-	names := []string{"HTTP_PROXY", "http_proxy"}
-	if u.Scheme == "https" {
-		names = []string{"HTTPS_PROXY", "https_proxy"}
-	}
-	for _, name := range names {
+	for _, name := range proxyVariables(u) {
 		if os.Getenv(name) != "" {
 			proxyVar = name
 			break
@@ -107,20 +103,43 @@ func (c *Client) proxyFor(u *url.URL) (proxy, variable string) {
 	if err != nil || p == nil {
 		return "", ""
 	}
-	names := []string{"HTTP_PROXY", "http_proxy"}
-	if u.Scheme == "https" {
-		names = []string{"HTTPS_PROXY", "https_proxy"}
-	}
-	for _, name := range names {
-		if v := os.Getenv(name); v != "" {
-			pv, err := url.Parse(v)
-			if err != nil || pv.Host == "" { // "proxy:3128" means http://proxy:3128, as for the transport
-				pv, err = url.Parse("http://" + v)
-			}
-			if err == nil && pv.Host == p.Host {
-				return p.Host, name
-			}
+	for _, name := range proxyVariables(u) {
+		if pv := proxyAddress(name); pv != nil && pv.Host == p.Host {
+			return p.Host, name
 		}
 	}
 	return p.Host, ""
+}
+
+// proxyVariables are the environment variables that name the proxy for u's scheme,
+// in the order net/http reads them.
+func proxyVariables(u *url.URL) []string {
+	if u.Scheme == "https" {
+		return []string{"HTTPS_PROXY", "https_proxy"}
+	}
+	return []string{"HTTP_PROXY", "http_proxy"}
+}
+
+// proxyAddress is the proxy address in the environment variable name, or nil when it
+// is unset or not an address.
+func proxyAddress(name string) *url.URL {
+	v := os.Getenv(name)
+	if v == "" {
+		return nil
+	}
+	pv, err := url.Parse(v)
+	if err != nil || pv.Host == "" { // "proxy:3128" means http://proxy:3128, as for the transport
+		pv, err = url.Parse("http://" + v)
+	}
+	if err != nil {
+		return nil
+	}
+	return pv
+}
+
+// proxyLogin reports whether the proxy address in the environment variable name
+// carries a login.
+func proxyLogin(name string) bool {
+	pv := proxyAddress(name)
+	return pv != nil && pv.User != nil
 }

@@ -150,6 +150,7 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 			apiErr.Host, apiErr.Setting = resp.url.Host, c.settingFor(resp.url)
 			apiErr.Proxy, apiErr.ProxyVar = c.proxyFor(resp.url)
 			apiErr.Tunnelled = apiErr.Proxy != "" && resp.url.Scheme == "https"
+			apiErr.ProxyLogin = apiErr.ProxyVar != "" && proxyLogin(apiErr.ProxyVar)
 			apiErr.HeadersSet = len(c.cfg.RequestHeaders) > 0 && hostIn(resp.url, c.platformHosts())
 			c.maskAPIError(apiErr)
 			logDebug(ctx, "API error", map[string]any{
@@ -273,16 +274,7 @@ func (c *Client) send(ctx context.Context, r *request, cred string) (*response, 
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", r.method, path, err)
 	}
-	if platform {
-		// A gateway's access headers: set first, so that none replaces the provider's own.
-		c.setRequestHeaders(req.Header)
-	}
-	req.Header.Set("User-Agent", c.userAgent)
-	if r.accept != "" {
-		req.Header.Set("Accept", r.accept)
-	} else {
-		req.Header.Set("Accept", acceptJSON)
-	}
+	c.setBaseHeaders(req.Header, platform, r.accept)
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
@@ -381,4 +373,18 @@ func readAnswer(body io.Reader) ([]byte, error) {
 		return nil, errAnswerTooLarge
 	}
 	return b, nil
+}
+
+// setBaseHeaders sets the headers of every request: a gateway's access headers on a
+// request to the platform's hosts (first, so that none replaces the provider's own),
+// the User-Agent, and Accept (accept, or the JSON types when "").
+func (c *Client) setBaseHeaders(h http.Header, platform bool, accept string) {
+	if platform {
+		c.setRequestHeaders(h)
+	}
+	h.Set("User-Agent", c.userAgent)
+	if accept == "" {
+		accept = acceptJSON
+	}
+	h.Set("Accept", accept)
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"os"
 	"strings"
 	"time"
 
@@ -194,11 +192,7 @@ func htmlPageLead(e *client.APIError) string {
 		setting = "the platform's address"
 	}
 	if e.Status == http.StatusProxyAuthRequired && e.Proxy != "" && !e.Tunnelled {
-		loginSent := false
-		if u, err := url.Parse(os.Getenv(e.ProxyVar)); err == nil && e.ProxyVar != "" {
-			loginSent = u.User != nil
-		}
-		return proxyLoginLead(e.Proxy, e.ProxyVar, e.Host, setting, loginSent)
+		return proxyLoginLead(e.Proxy, e.ProxyVar, e.Host, setting, e.ProxyLogin)
 	}
 	if (e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden) && (e.Proxy == "" || e.Tunnelled) {
 		return refusedPageLead(e, setting)
@@ -260,12 +254,17 @@ func refusedPageLead(e *client.APIError, setting string) string {
 		e.Host, setting, via, what, e.Status, fix, setting)
 }
 
+// proxySource names where the proxy came from: its environment variable, when known.
+func proxySource(proxyVar string) string {
+	if proxyVar == "" {
+		return "the proxy configured for this machine"
+	}
+	return proxyVar
+}
+
 // proxyLoginLead is the first sentence for a forward proxy that wants a login (407).
 func proxyLoginLead(proxy, proxyVar, host, setting string, loginSent bool) string {
-	from := "the proxy configured for this machine"
-	if proxyVar != "" {
-		from = proxyVar
-	}
+	from := proxySource(proxyVar)
 	if loginSent {
 		return fmt.Sprintf("The proxy at %s (from %s) refused the login in %s (HTTP 407 Proxy Authentication Required), so "+
 			"the request for %s (from %s) never reached the platform: check the user and password in %s "+
@@ -295,13 +294,9 @@ func networkLead(e *client.NetworkError) string {
 		if strings.HasPrefix(e.ProxyStatus, "407") {
 			return proxyLoginLead(e.Proxy, e.ProxyVar, e.Host, setting, e.ProxyLogin)
 		}
-		from := "the proxy configured for this machine"
-		if e.ProxyVar != "" {
-			from = e.ProxyVar
-		}
 		return fmt.Sprintf("The proxy at %s (from %s) refused to open a tunnel to %s (from %s): it answered %s, so "+
 			"nothing reached the platform. The proxy's policy blocks that host: ask its operators to allow it, or, if "+
-			"this machine reaches %s directly, name it in NO_PROXY.", e.Proxy, from, e.Host, setting, e.ProxyStatus,
+			"this machine reaches %s directly, name it in NO_PROXY.", e.Proxy, proxySource(e.ProxyVar), e.Host, setting, e.ProxyStatus,
 			e.Host)
 	case client.NetworkRefused:
 		return fmt.Sprintf("Nothing accepts connections at %s (from %s): check %s and that the platform is running there.",
@@ -317,10 +312,7 @@ func networkLead(e *client.NetworkError) string {
 		return fmt.Sprintf("The server at %s (from %s) answered in plain HTTP, not HTTPS: write %s with http://, or use "+
 			"the address of the platform's HTTPS port.", e.Host, setting, setting)
 	case client.NetworkProxy:
-		from := "the proxy configured for this machine"
-		if e.ProxyVar != "" {
-			from = e.ProxyVar
-		}
+		from := proxySource(e.ProxyVar)
 		return fmt.Sprintf("The proxy at %s (from %s) could not be reached, so the request for %s (from %s) never left "+
 			"this machine: check %s and that the proxy runs, or name the platform's host in NO_PROXY to reach it directly.",
 			e.Proxy, from, e.Host, setting, from)
