@@ -119,17 +119,32 @@ type clockStep struct {
 	offset time.Duration
 }
 
-func (f *faultState) reset() {
+// start puts the faults in their start state: faults, in force from the beginning.
+func (f *faultState) start(faults Faults) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	f.faults = Faults{}
 	f.caPool = nil
 	f.steps = nil
 	f.window = time.Time{}
 	f.windowCount = 0
+	f.mu.Unlock()
+	f.setFrom(time.Time{}, faults)
 }
 
+// set sets faults from now on. The platform writes its timestamps truncated to the
+// millisecond, so a step of its clock is dated on a millisecond's boundary: the next
+// one, and set returns once it has passed. A timestamp taken before set keeps the old
+// offset, and one taken after set returns has the new one.
 func (f *faultState) set(faults Faults) {
+	at := time.Now().Truncate(time.Millisecond).Add(time.Millisecond)
+	if f.setFrom(at, faults) {
+		time.Sleep(time.Until(at))
+	}
+}
+
+// setFrom sets faults; a change of the clock's offset is a step at the moment at, and
+// stepped reports one.
+func (f *faultState) setFrom(at time.Time, faults Faults) (stepped bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if faults.Status == 0 {
@@ -137,7 +152,8 @@ func (f *faultState) set(faults Faults) {
 	}
 	faults = faults.clone()
 	if faults.ClockOffsetSeconds != f.faults.ClockOffsetSeconds {
-		f.steps = append(f.steps, clockStep{at: time.Now(), offset: time.Duration(faults.ClockOffsetSeconds) * time.Second})
+		f.steps = append(f.steps, clockStep{at: at, offset: time.Duration(faults.ClockOffsetSeconds) * time.Second})
+		stepped = true
 	}
 	f.caPool = nil
 	if faults.ClientCACertPEM != "" {
@@ -148,6 +164,7 @@ func (f *faultState) set(faults Faults) {
 		}
 	}
 	f.faults = faults
+	return stepped
 }
 
 func (f *faultState) get() Faults {

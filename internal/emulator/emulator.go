@@ -185,8 +185,7 @@ func (e *Emulator) reset() {
 	e.scores.reset()
 	e.commands.reset()
 	e.stats.reset()
-	e.faults.reset()
-	e.faults.set(e.opts.Faults)
+	e.faults.start(e.opts.Faults)
 	_ = e.load(e.opts.Seed) // checked by Seed.Validate before
 }
 
