@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -100,4 +101,40 @@ func TestReplacedTokenIsRemoved(t *testing.T) {
 	if n := env.emu.Stats().LiveTokens; n != 1 {
 		t.Errorf("%d platform tokens live after the replacement, want 1 (the new one)", n)
 	}
+}
+
+// TestCloseRefusedAtEveryAttempt: a platform that refuses the exit's requests at every
+// attempt of the window leaves the session and the token live, and Close says so for
+// each, with the refusal and the attempts made: the first and the repeat Retry-After
+// asks for, a second later.
+func TestCloseRefusedAtEveryAttempt(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{})
+	c, err := New(env.config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CheckSession(env.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ListScores(env.ctx, ListScoresInput{}); err != nil {
+		t.Fatal(err)
+	}
+	env.emu.SetFaults(emulator.Faults{FailRate: 1, Status: http.StatusTooManyRequests, RetryAfter: 1})
+	ctx, cancel := context.WithTimeout(env.ctx, 1500*time.Millisecond)
+	defer cancel()
+	err = c.Close(ctx)
+	for _, want := range []string{
+		"administrator logout failed: GET /api/v1/logout: HTTP 429 (2 attempts over ",
+		"removing platform token: DELETE /auth/tokens/current: HTTP 429 (2 attempts over ",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Close: %v; want it to say %q", err, want)
+		}
+	}
+	env.emu.SetFaults(emulator.Faults{})
+	if st := env.emu.Stats(); st.LiveTokens != 1 || st.LiveSessions != 1 {
+		t.Errorf("%d tokens and %d sessions live, want the one of each that Close reported", st.LiveTokens, st.LiveSessions)
+	}
+	env.emu.Expire(true, true)
 }

@@ -33,7 +33,8 @@ func (c *Client) exitCall(ctx context.Context, method, address string, credentia
 		return 0, fmt.Errorf("invalid address %q: %w", redactURL(address), err)
 	}
 	ctx, platform := c.forPlatform(ctx, u)
-	for {
+	start := time.Now()
+	for attempts := 1; ; attempts++ {
 		req, err := http.NewRequestWithContext(ctx, method, u.String(), nil)
 		if err != nil {
 			return 0, err
@@ -53,7 +54,7 @@ func (c *Client) exitCall(ctx context.Context, method, address string, credentia
 			if asked, ok := retryAfter(resp.Header); ok {
 				wait = asked
 			}
-			err = fmt.Errorf("%s %s: HTTP %d", method, pathOf(u), resp.StatusCode)
+			err = fmt.Errorf("%s %s: HTTP %d (%s)", method, pathOf(u), resp.StatusCode, exitAttempts(attempts, time.Since(start)))
 			logDebug(ctx, "exit request refused, repeating it after the wait asked for", map[string]any{
 				"method": method, "path": pathOf(u), "status": resp.StatusCode, "retry_after": resp.Header.Get("Retry-After"),
 			})
@@ -65,6 +66,17 @@ func (c *Client) exitCall(ctx context.Context, method, address string, credentia
 			return 0, err
 		}
 	}
+}
+
+// exitAttempts says how many times an exit request was sent and over how long, for the
+// error of one the platform refused each time: on a rate limit that other jobs keep
+// full, the first and the repeat Retry-After asks for are all Terraform's exit window
+// holds.
+func exitAttempts(n int, over time.Duration) string {
+	if n == 1 {
+		return "1 attempt"
+	}
+	return fmt.Sprintf("%d attempts over %s", n, over.Round(100*time.Millisecond))
 }
 
 // exitLogout logs the administrator session out when the client closes (exitCall). A

@@ -1,7 +1,11 @@
 package provider
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,10 +17,19 @@ import (
 // rate limit they share, through the real provider binary under the real CLI: each
 // applies and then destroys its own scores, reads the list and the authentication
 // settings. Jobs end while the others keep the platform at its limit, so the token
-// removal and the logout of each provider meet 429s. After each phase the platform
-// holds no platform token and no administrator session. The limit is derived from
-// what one job asks of the platform on this machine, so that the ten jobs need
-// several times what it lets through, on a slow machine as on a fast one.
+// removal and the logout of each provider meet 429s, and are repeated when Retry-After
+// says. The limit is derived from what one job asks of the platform on this machine,
+// so that the ten jobs need several times what it lets through, on a slow machine as
+// on a fast one.
+//
+// After each phase, every platform token and administrator session still live is one
+// whose removal the platform refused at each attempt of the provider's exit window
+// (Terraform kills a provider 2 s after shutting it down; Retry-After: 1 leaves room
+// for two), and which its provider reported so at WARN: none is left silently, and
+// none is reported that was removed. On a platform kept at its limit a refused
+// attempt is usually refused again a second later, at the same point of the next
+// window, so how many are left depends on the machine: with both cores of a 2-core
+// machine busy, 7 of about 300 in five runs, at least one in every run (2026-11-26).
 func TestAccProviderSharedRateLimit(t *testing.T) {
 	terraformPath := cliForTests(t)
 	t.Parallel()
@@ -39,7 +52,9 @@ resource "mediaplatform_score" "s" {
   score_id  = "job%d-${count.index}"
 }
 `, scoresPerJob, j, j)
-		workspaces[j] = &workspace{t: t, terraform: terraformPath, dir: t.TempDir(), cliConfig: cliConfig, emu: emu}
+		dir := t.TempDir()
+		workspaces[j] = &workspace{t: t, terraform: terraformPath, dir: dir, cliConfig: cliConfig, emu: emu,
+			env: []string{"TF_LOG_PROVIDER=WARN", "TF_LOG_PATH=" + filepath.Join(dir, "provider.log")}}
 		workspaces[j].write(config)
 	}
 
@@ -76,9 +91,55 @@ resource "mediaplatform_score" "s" {
 		}
 		st := ctl.Stats()
 		t.Logf("terraform %s in ten jobs: %d requests", phase, st.TotalRequests()-phaseStart.TotalRequests())
-		if st.LiveTokens != 0 || st.LiveSessions != 0 {
-			t.Errorf("after ten jobs' terraform %s: %d platform tokens and %d administrator sessions live, want none",
-				phase, st.LiveTokens, st.LiveSessions)
+		tokens, sessions := refusedExits(t, workspaces)
+		if st.LiveTokens != tokens || st.LiveSessions != sessions {
+			t.Errorf("after ten jobs' terraform %s: %d platform tokens and %d administrator sessions live; "+
+				"the providers reported %d and %d refused at every attempt of their exit",
+				phase, st.LiveTokens, st.LiveSessions, tokens, sessions)
 		}
 	}
+	// Reported, and they expire on their own: the harness's check is for silent ones.
+	ctl.Expire(true, true)
+}
+
+// refusedExits counts, in the jobs' provider logs, the platform tokens and the
+// administrator sessions whose removal the platform refused at every attempt of the
+// provider's exit window. Each must have been refused by the platform's limit (429 or
+// 503), not lost to anything else.
+func refusedExits(t *testing.T, workspaces []*workspace) (tokens, sessions int) {
+	t.Helper()
+	for j, w := range workspaces {
+		log, err := os.ReadFile(filepath.Join(w.dir, "provider.log"))
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			t.Fatal(err)
+		}
+		for _, line := range logRecords(string(log)) {
+			if !strings.Contains(line, "Closing the platform sessions failed") {
+				continue
+			}
+			t.Logf("job %d: %s", j, line)
+			tokens += strings.Count(line, "removing platform token")
+			sessions += strings.Count(line, "administrator logout failed")
+			if !strings.Contains(line, "HTTP 429") && !strings.Contains(line, "HTTP 503") {
+				t.Errorf("job %d: an exit failed other than by the platform's limit: %s", j, line)
+			}
+		}
+	}
+	return tokens, sessions
+}
+
+// logRecords splits a Terraform log into its records: a record starts with its
+// timestamp, and a value of several lines (a joined error) continues it on indented
+// lines.
+func logRecords(log string) []string {
+	var records []string
+	for line := range strings.Lines(log) {
+		line = strings.TrimRight(line, "\n")
+		if len(records) > 0 && (line == "" || line[0] == ' ' || line[0] == '\t') {
+			records[len(records)-1] += " " + strings.TrimSpace(line)
+			continue
+		}
+		records = append(records, line)
+	}
+	return records
 }
