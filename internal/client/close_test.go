@@ -12,6 +12,27 @@ import (
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
+// exitWindow is the provider's exit window (serve.go's closeTimeout): Terraform kills
+// the provider 2 s after its graceful shutdown.
+const exitWindow = 1500 * time.Millisecond
+
+// holdingClient is a client of env holding an administrator session and a platform
+// token, as a provider that read the settings and the scores does.
+func holdingClient(t *testing.T, env *emuEnv) *Client {
+	t.Helper()
+	c, err := New(env.config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CheckSession(env.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ListScores(env.ctx, ListScoresInput{}); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // TestCloseUnderASharedRateLimit: ten clients share one platform's rate limit, as ten
 // CI jobs do, and close one after another while the others go on calling at the
 // limit. Each Close has the window a provider has when Terraform shuts it down, and
@@ -21,23 +42,10 @@ import (
 func TestCloseUnderASharedRateLimit(t *testing.T) {
 	t.Parallel()
 	const clients, limit = 10, 10
-	// The exit window of the provider (serve.go's closeTimeout): Terraform kills the
-	// provider 2 s after its graceful shutdown.
-	const window = 1500 * time.Millisecond
 	env := newEmuEnv(t, emulator.Options{})
 	cs := make([]*Client, clients)
 	for i := range cs {
-		c, err := New(env.config())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.CheckSession(env.ctx); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.ListScores(env.ctx, ListScoresInput{}); err != nil {
-			t.Fatal(err)
-		}
-		cs[i] = c
+		cs[i] = holdingClient(t, env)
 	}
 	if st := env.emu.Stats(); st.LiveTokens != clients || st.LiveSessions != clients {
 		t.Fatalf("%d tokens and %d sessions live before the test, want %d of each: it proves nothing", st.LiveTokens, st.LiveSessions, clients)
@@ -57,7 +65,7 @@ func TestCloseUnderASharedRateLimit(t *testing.T) {
 					}
 				}
 			}
-			ctx, cancel := context.WithTimeout(env.ctx, window)
+			ctx, cancel := context.WithTimeout(env.ctx, exitWindow)
 			defer cancel()
 			errs[i] = c.Close(ctx)
 		})
@@ -110,20 +118,11 @@ func TestReplacedTokenIsRemoved(t *testing.T) {
 func TestCloseRefusedAtEveryAttempt(t *testing.T) {
 	t.Parallel()
 	env := newEmuEnv(t, emulator.Options{})
-	c, err := New(env.config())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.CheckSession(env.ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.ListScores(env.ctx, ListScoresInput{}); err != nil {
-		t.Fatal(err)
-	}
+	c := holdingClient(t, env)
 	env.emu.SetFaults(emulator.Faults{FailRate: 1, Status: http.StatusTooManyRequests, RetryAfter: 1})
-	ctx, cancel := context.WithTimeout(env.ctx, 1500*time.Millisecond)
+	ctx, cancel := context.WithTimeout(env.ctx, exitWindow)
 	defer cancel()
-	err = c.Close(ctx)
+	err := c.Close(ctx)
 	for _, want := range []string{
 		"administrator logout failed: GET /api/v1/logout: HTTP 429 (2 attempts over ",
 		"removing platform token: DELETE /auth/tokens/current: HTTP 429 (2 attempts over ",
