@@ -64,6 +64,11 @@ type Faults struct {
 	// client certificate that verifies against them. Set through SetFaults, PEM that
 	// does not parse refuses every client certificate.
 	ClientCACertPEM string `json:"clientCaCertPem,omitempty"`
+	// LaggingReadsMs makes the score API's reads lag its writes, as a replica does
+	// after a failover: for this long after a score's creation, GET /scores/{id}
+	// answers 404 and the list and the count leave the score out, while writes (a
+	// publish's alias check, a delete) see it at once (scores.go).
+	LaggingReadsMs int `json:"laggingReadsMs,omitempty"`
 }
 
 // maxClockOffset bounds ClockOffsetSeconds: ten years either way.
@@ -86,6 +91,8 @@ func (f Faults) validate() (field, msg string) {
 		return "dropRate", "dropRate must be between 0 and 1"
 	case f.ClockOffsetSeconds < -maxClockOffset || f.ClockOffsetSeconds > maxClockOffset:
 		return "clockOffsetSeconds", "clockOffsetSeconds must be within ten years either way"
+	case f.LaggingReadsMs < 0:
+		return "laggingReadsMs", "laggingReadsMs must not be negative"
 	}
 	if f.RequireHeader != nil {
 		if field, msg := f.RequireHeader.validate(); field != "" {

@@ -91,6 +91,9 @@ type scoreState struct {
 	scores  map[string]*scoreRecord // by id
 	aliases map[string]string       // alias → id
 	views   map[string]*viewRecord  // by view id
+	// lagged counts the reads that Faults.LaggingReadsMs answered without a score the
+	// platform holds: a 404, or a score left out of a list or count.
+	lagged int
 }
 
 func (s *scoreState) reset() {
@@ -99,6 +102,7 @@ func (s *scoreState) reset() {
 	s.scores = map[string]*scoreRecord{}
 	s.aliases = map[string]string{}
 	s.views = map[string]*viewRecord{}
+	s.lagged = 0
 }
 
 // count is the number of existing scores.
@@ -213,6 +217,68 @@ func (e *Emulator) Score(idOrAlias string) (status string, ok bool) {
 	}
 	status, _ = rec.progress(now, e.opts.RenderDelay)
 	return status, true
+}
+
+// readLag is how long after a score's creation the score API's reads do not see it
+// (Faults.LaggingReadsMs; zero: they see it at once).
+func (e *Emulator) readLag() time.Duration {
+	return time.Duration(e.faults.get().LaggingReadsMs) * time.Millisecond
+}
+
+// hiddenLocked reports whether a read at now does not see rec yet, a replica lagging
+// lag behind the writes, and counts the read if so; s.mu must be held.
+func (s *scoreState) hiddenLocked(rec *scoreRecord, now time.Time, lag time.Duration) bool {
+	if lag <= 0 || !now.Before(rec.createdAt.Add(lag)) {
+		return false
+	}
+	s.lagged++
+	return true
+}
+
+// LaggedReads is the number of reads that Faults.LaggingReadsMs answered without a
+// score the platform holds (a 404, or a score left out of a list or count) since start
+// or the last reset.
+func (e *Emulator) LaggedReads() int {
+	e.scores.mu.Lock()
+	defer e.scores.mu.Unlock()
+	return e.scores.lagged
+}
+
+// ScoreBackup is a copy of the platform's scores, to restore later (RestoreScores).
+type ScoreBackup struct {
+	scores []scoreRecord
+}
+
+// BackupScores copies the platform's scores as they are now: a backup of the platform.
+func (e *Emulator) BackupScores() ScoreBackup {
+	s := &e.scores
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := ScoreBackup{scores: make([]scoreRecord, 0, len(s.scores))}
+	for _, rec := range s.scores {
+		b.scores = append(b.scores, *rec)
+	}
+	return b
+}
+
+// RestoreScores puts the platform's scores back as b holds them, as a restore from a
+// backup does: scores created since are gone, scores deleted since are back with
+// their UUIDs, aliases and creation times, and an alias is held by the score that held
+// it in the backup. Views are not in a backup: every view is gone.
+func (e *Emulator) RestoreScores(b ScoreBackup) {
+	s := &e.scores
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, rec := range s.scores {
+		s.removeLocked(rec)
+	}
+	for _, saved := range b.scores {
+		rec := saved
+		s.scores[rec.id] = &rec
+		if rec.alias != "" {
+			s.aliases[rec.alias] = rec.id
+		}
+	}
 }
 
 func (e *Emulator) routeScores() {
@@ -483,12 +549,16 @@ func readScoreQuery(params *scoreParams, list bool) (scoreQuery, *badParam) {
 // createdAt then id (newest first under the NewestFirst reading, §V9).
 func (e *Emulator) matching(criteria map[string]any) []scoreJSON {
 	newestFirst := e.readings().NewestFirst
+	lag := e.readLag()
 	e.scores.mu.Lock()
 	recs := make([]*scoreRecord, 0, len(e.scores.scores))
 	for _, rec := range e.scores.scores {
 		recs = append(recs, rec)
 	}
 	now := e.scores.clock()
+	if lag > 0 {
+		recs = slices.DeleteFunc(recs, func(rec *scoreRecord) bool { return e.scores.hiddenLocked(rec, now, lag) })
+	}
 	e.scores.mu.Unlock()
 	slices.SortFunc(recs, func(a, b *scoreRecord) int {
 		c := a.createdAt.Compare(b.createdAt)
@@ -663,9 +733,13 @@ func scoreNotFound(w http.ResponseWriter, id string) {
 
 func (e *Emulator) handleGetScore(w http.ResponseWriter, r *http.Request, _ *User) {
 	id := r.PathValue("id")
+	lag := e.readLag()
 	e.scores.mu.Lock()
 	rec := e.scores.lookupLocked(id)
 	now := e.scores.clock()
+	if rec != nil && e.scores.hiddenLocked(rec, now, lag) {
+		rec = nil
+	}
 	e.scores.mu.Unlock()
 	if rec == nil {
 		scoreNotFound(w, id)
