@@ -168,6 +168,7 @@ func TestConformanceExternalAuth(t *testing.T) {
 			{"port of set 1", map[string]any{"domainName": "CORP", "externalAuthenticationEnabled": true, "server0": "dc1", "server1": "dc2", "port1": "-1"}, "port1"},
 			{"enabled not a boolean", map[string]any{"domainName": "CORP", "externalAuthenticationEnabled": true, "server0": "dc1", "enabled0": "yes"}, "enabled0"},
 			{"server not a string", map[string]any{"domainName": "CORP", "externalAuthenticationEnabled": true, "server0": 1}, "server0"},
+			{"IPv6 server in brackets", map[string]any{"domainName": "CORP", "externalAuthenticationEnabled": true, "server0": "[fd00::10]"}, "server0"},
 			{"nine sets", func() map[string]any {
 				m := map[string]any{"domainName": "CORP", "externalAuthenticationEnabled": true}
 				for i := range 9 {

@@ -68,14 +68,16 @@ var Aliases = []Value{
 
 // ServerAddresses are values of serverN (a server's address in the external
 // authentication settings): a host name of RFC 1123 labels with dots between them,
-// or an IPv4 or IPv6 address (an IPv6 one also in brackets), with no scheme, port,
-// path or spaces.
+// or an IPv4 or IPv6 address, with no scheme, port, path or spaces. Brackets are
+// URI syntax (RFC 3986 §3.2.2), not part of an address: the platform refuses them,
+// and the provider sends the address alone (ServerAddressSpellings).
 var ServerAddresses = []Value{
 	{"dc1.corp.example", true, "a host name"},
 	{"dc1", true, "a single label"},
 	{"DC-01.Corp.Example", true, "upper case and a hyphen"},
 	{"10.0.0.9", true, "IPv4"},
 	{"2001:db8::10", true, "IPv6"},
+	{"FD00:0::10", true, "IPv6 in upper case, with a zero group"},
 	{"3com.example", true, "a label starting with a digit (RFC 1123)"},
 	{strings.Repeat("a", 63) + ".example", true, "a 63-character label"},
 	{strings.Repeat("a", 64) + ".example", false, "a 64-character label"},
@@ -90,13 +92,27 @@ var ServerAddresses = []Value{
 	{"-dc1.corp", false, "a label starting with a hyphen"},
 	{"dc1-.corp", false, "a label ending with a hyphen"},
 	{"dc_1.corp", false, "an underscore (not in RFC 1123 labels)"},
-	{"[2001:db8::10]", true, "an IPv6 address in the brackets of its URI form, no port (a host, RFC 3986 §3.2.2)"},
+	{"[2001:db8::10]", false, "an IPv6 address in the brackets of its URI form (URI syntax, not an address)"},
 	{"[2001:db8::10]:389", false, "an IPv6 address in brackets with a port"},
 	{"[10.0.0.9]", false, "an IPv4 address in brackets"},
 	{"[dc1.corp]", false, "a host name in brackets"},
 	{"fe80::1%eth0", false, "an IPv6 zone"},
 	{"dc1.corp.exämple", false, "a non-ASCII letter"},
 	{"", false, "empty"},
+}
+
+// Spelling is a value the provider accepts in an attribute although the platform
+// does not take it as written, since the provider sends it as Sent.
+type Spelling struct {
+	Value, Sent, Why string
+}
+
+// ServerAddressSpellings are the server addresses the provider accepts beyond
+// ServerAddresses (the attribute address of mediaplatform_external_authentication),
+// each with the address it sends, which ServerAddresses lists as valid.
+var ServerAddressSpellings = []Spelling{
+	{"[2001:db8::10]", "2001:db8::10", "an IPv6 address in the brackets of its URI form, as copied from a URL"},
+	{"[FD00:0::10]", "FD00:0::10", "upper case and a zero group, in brackets"},
 }
 
 // LicenseStrings are values of settings.licenseString (a view's license_string):

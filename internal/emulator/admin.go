@@ -423,15 +423,11 @@ func validPort(port string) bool {
 }
 
 // validHost accepts what the contract calls a server address: an IPv4 or IPv6
-// address (without a zone; an IPv6 one also in the brackets of its URI form, with no
-// port after them), or a host name of RFC 1123 labels (letters, digits and hyphens,
-// 1–63 characters, not starting or ending with a hyphen) with dots between them, 253
-// characters at most. No scheme, port, path or space.
+// address (without a zone), or a host name of RFC 1123 labels (letters, digits and
+// hyphens, 1–63 characters, not starting or ending with a hyphen) with dots between
+// them, 253 characters at most. No scheme, port, path or space, and no brackets: they
+// are URI syntax around an IPv6 address (RFC 3986 §3.2.2), not part of it.
 func validHost(h string) bool {
-	if inner, ok := strings.CutPrefix(h, "["); ok && strings.HasSuffix(inner, "]") {
-		a, err := netip.ParseAddr(strings.TrimSuffix(inner, "]"))
-		return err == nil && a.Is6() && !a.Is4In6() && a.Zone() == ""
-	}
 	if a, err := netip.ParseAddr(h); err == nil {
 		return a.Zone() == ""
 	}

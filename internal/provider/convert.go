@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -109,4 +111,31 @@ func stringMap(m map[string]string) map[string]string {
 		return map[string]string{}
 	}
 	return m
+}
+
+// wireAddress is a server address as the platform takes it: an IPv6 address written
+// in the brackets of its URI form (RFC 3986 §3.2.2), which the attribute accepts, is
+// sent without them, since the brackets are URI syntax and not part of the address
+// (contract §A); every other address is sent as written.
+func wireAddress(address string) string {
+	if inner, ok := strings.CutPrefix(address, "["); ok {
+		if inner, ok := strings.CutSuffix(inner, "]"); ok {
+			if a, err := netip.ParseAddr(inner); err == nil && a.Is6() {
+				return inner
+			}
+		}
+	}
+	return address
+}
+
+// sameAddress reports whether two server addresses name the same server as written:
+// the same text, or the same IP address in two spellings ("[fd00::10]", "fd00::10",
+// "FD00:0::10"). A host name is compared as written.
+func sameAddress(a, b string) bool {
+	if a == b {
+		return true
+	}
+	x, errA := netip.ParseAddr(wireAddress(a))
+	y, errB := netip.ParseAddr(wireAddress(b))
+	return errA == nil && errB == nil && x == y
 }

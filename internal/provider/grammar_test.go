@@ -25,11 +25,63 @@ func TestValidatorsFollowTheContract(t *testing.T) {
 		"address":        {checkServerAddress, contracttest.ServerAddresses},
 		"license_string": {maxCharacters(maxLicenseString).check, contracttest.LicenseStrings},
 	} {
+		spelled := map[string]bool{}
+		if name == "address" {
+			for _, s := range contracttest.ServerAddressSpellings {
+				spelled[s.Value] = true
+			}
+		}
 		for _, v := range tc.values {
 			reason := tc.check(v.Value)
-			if (reason == "") != v.Valid {
+			if (reason == "") != (v.Valid || spelled[v.Value]) {
 				t.Errorf("%s %.40q (%s): valid %v, the contract says %v (reason %q)", name, v.Value, v.Why, reason == "", v.Valid, reason)
 			}
+		}
+	}
+}
+
+// TestServerAddressSpellings: the addresses the attribute accepts beyond the
+// platform's grammar are sent as an address the platform takes, and each names the
+// same address as what the platform answers back, so the state keeps its spelling.
+func TestServerAddressSpellings(t *testing.T) {
+	t.Parallel()
+	wire := map[string]bool{}
+	for _, v := range contracttest.ServerAddresses {
+		if v.Valid {
+			wire[v.Value] = true
+			if got := wireAddress(v.Value); got != v.Value {
+				t.Errorf("address %q (%s) is sent as %q, not as written", v.Value, v.Why, got)
+			}
+		}
+	}
+	for _, s := range contracttest.ServerAddressSpellings {
+		if reason := checkServerAddress(s.Value); reason != "" {
+			t.Errorf("address %q (%s) is refused at plan time: %s", s.Value, s.Why, reason)
+		}
+		got := wireAddress(s.Value)
+		if got != s.Sent || !wire[got] {
+			t.Errorf("address %q (%s) is sent as %q; want %q, which the platform takes (listed valid: %v)", s.Value, s.Why, got, s.Sent, wire[got])
+		}
+		if !sameAddress(s.Value, s.Sent) {
+			t.Errorf("address %q is not the same address as %q, which is sent for it", s.Value, s.Sent)
+		}
+	}
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"[fd00::10]", "fd00::10", true},
+		{"[fd00::10]", "fd00:0:0::10", true},
+		{"FD00::10", "fd00::10", true},
+		{"[fd00::10]", "fd00::11", false},
+		{"10.0.0.9", "10.0.0.9", true},
+		{"10.0.0.9", "::ffff:10.0.0.9", false},
+		{"dc1.corp.example", "dc1.corp.example", true},
+		{"dc1.corp.example", "dc2.corp.example", false},
+		{"[dc1]", "dc1", false},
+	} {
+		if got := sameAddress(tc.a, tc.b); got != tc.same {
+			t.Errorf("sameAddress(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.same)
 		}
 	}
 }

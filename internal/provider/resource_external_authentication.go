@@ -100,8 +100,9 @@ func (r *externalAuthenticationResource) Schema(_ context.Context, _ resource.Sc
 					Attributes: map[string]schema.Attribute{
 						"address": schema.StringAttribute{
 							MarkdownDescription: "Host name or IP address of the server, e.g. `dc1.corp.example`, `10.0.0.9` or " +
-								"`fd00::10` (an IPv6 address may also be written in brackets, `[fd00::10]`, and is stored as " +
-								"written): no scheme, port (set `port`), path or spaces.",
+								"`fd00::10` (an IPv6 address may also be written in brackets, `[fd00::10]`: the brackets are " +
+								"left out of what is sent to the platform, and the state keeps the address as written): no " +
+								"scheme, port (set `port`), path or spaces.",
 							Required:   true,
 							Validators: []validator.String{serverAddress()},
 						},
@@ -277,7 +278,9 @@ func settingsChangedSincePlan(prior, planned, current client.ExternalAuthenticat
 		}
 		return nil
 	}
-	same := func(a, b *client.AuthServer) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
+	same := func(a, b *client.AuthServer) bool {
+		return a == nil && b == nil || a != nil && b != nil && sameAddress(a.Address, b.Address) && a.Port == b.Port && a.Enabled == b.Enabled
+	}
 	for i := range max(len(prior.Servers), len(current.Servers)) {
 		was, now, want := slot(prior.Servers, i), slot(current.Servers, i), slot(planned.Servers, i)
 		if same(was, now) || same(now, want) {
@@ -312,7 +315,7 @@ func (m externalAuthenticationModel) settings() client.ExternalAuthentication {
 	}
 	for _, srv := range m.Servers {
 		s.Servers = append(s.Servers, client.AuthServer{
-			Address: srv.Address.ValueString(),
+			Address: wireAddress(srv.Address.ValueString()),
 			Port:    int(srv.Port.ValueInt64()),
 			Enabled: srv.Enabled.ValueBool(),
 		})
@@ -322,7 +325,11 @@ func (m externalAuthenticationModel) settings() client.ExternalAuthentication {
 
 // refresh copies the platform's settings into the model. An empty server list stays
 // as the configuration wrote it (null when omitted, [] when written as empty), so
-// neither form shows a spurious difference.
+// neither form shows a spurious difference, and so does a server's address that the
+// platform spells otherwise ("fd00::10" for the configured "[fd00::10]", which is sent
+// without its brackets): the model's spelling is kept where it names the same
+// address in the same slot. Another address is drift, and is taken as the platform
+// writes it, as is every address on import (no spelling to keep).
 func (m *externalAuthenticationModel) refresh(s *client.ExternalAuthentication) {
 	m.ID = types.StringValue(externalAuthenticationID)
 	m.DomainName = types.StringValue(s.DomainName)
@@ -336,7 +343,13 @@ func (m *externalAuthenticationModel) refresh(s *client.ExternalAuthentication) 
 		}
 		return
 	}
-	m.Servers = authServers(s.Servers)
+	servers := authServers(s.Servers)
+	for i := range min(len(servers), len(m.Servers)) {
+		if was := m.Servers[i].Address; !was.IsNull() && !was.IsUnknown() && sameAddress(was.ValueString(), servers[i].Address.ValueString()) {
+			servers[i].Address = was
+		}
+	}
+	m.Servers = servers
 }
 
 // authServers copies the platform's servers, in its order, into the model of the

@@ -151,7 +151,8 @@ func checkScoreAlias(s string) string {
 
 // serverAddress accepts an authentication server's address (contract §A): a host
 // name of RFC 1123 labels with dots between them, or an IPv4 or IPv6 address; no
-// scheme, port, path or space.
+// scheme, port, path or space. An IPv6 address may also be written in the brackets of
+// its URI form, as people copy it from a URL: wireAddress sends it without them.
 func serverAddress() validator.String {
 	return stringValidator{
 		description: "a host name or an IP address, without scheme, port, path or spaces",
