@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
 // Refresh strategies of RefreshScore (Config.RefreshStrategy).
@@ -205,6 +207,67 @@ func (c *Client) RefreshScore(ctx context.Context, idOrAlias string) (*Score, er
 		c.refresh.mu.Unlock()
 	}
 	return s, err
+}
+
+// ReadLagWindow is how long after a score's creation, on the platform's clock, a 404
+// for it may be a read that lags the write: a platform whose reads go to a replica
+// (after a failover, or by design, as eventually consistent services do) answers 404
+// for a score it created moments ago, and lists without it. Past it, a 404 is taken as
+// the platform's word. It bounds what a score deleted right after its creation costs a
+// refresh: one wait of at most this long.
+const ReadLagWindow = 10 * time.Second
+
+// lagRereadMax is the longest pause between two reads of a score that answered 404
+// within ReadLagWindow.
+const lagRereadMax = 2 * time.Second
+
+// RefreshRecordedScore reads the score of UUID id for a refresh, as RefreshScore does,
+// for a state that records its creation at createdAt (the platform's clock; zero when
+// unknown). A 404 for a score younger than ReadLagWindow by the platform's clock may be
+// a lagging read, so the score is not reported gone on its word: it is read again (a
+// GET each time, with growing pauses), said at WARN, until it is found or is
+// ReadLagWindow old, and at most ReadLagWindow from now. Should the context end first,
+// the error is not a NotFound: a state keeps a score whose absence was not shown.
+func (c *Client) RefreshRecordedScore(ctx context.Context, id string, createdAt time.Time) (*Score, error) {
+	s, err := c.RefreshScore(ctx, id)
+	if !IsNotFound(err) || createdAt.IsZero() {
+		return s, err
+	}
+	start := time.Now()
+	platformNow, _ := c.PlatformTime(start)
+	age := platformNow.Sub(createdAt)
+	if age >= ReadLagWindow {
+		return s, err
+	}
+	// A creation time ahead of the platform's clock (a clock stepped back) waits no
+	// longer than a score created now would.
+	deadline := start.Add(min(ReadLagWindow-age, ReadLagWindow))
+	tflog.Warn(c.logContext(ctx), "a score created moments ago answered 404: the platform's reads may lag its writes "+
+		"(a replica after a failover); reading it again before taking it as gone", map[string]any{
+		"score": id, "age": age.Round(time.Millisecond).String(), "window": ReadLagWindow.String(),
+	})
+	pause := 250 * time.Millisecond
+	for reads := 2; ; reads++ {
+		if werr := sleepCtx(ctx, min(pause, time.Until(deadline))); werr != nil {
+			return nil, fmt.Errorf("score %s answered 404 %s after its creation, which may be a read lagging the "+
+				"write, and reading it again stopped: %w", id, age.Round(time.Millisecond), werr)
+		}
+		s, err = c.GetScore(ctx, id)
+		switch {
+		case err == nil:
+			tflog.Warn(c.logContext(ctx), "the score that answered 404 moments after its creation is there: the "+
+				"platform's reads lagged its writes", map[string]any{"score": id, "reads": reads,
+				"after": time.Since(start).Round(time.Millisecond).String()})
+			return s, nil
+		case !IsNotFound(err):
+			return nil, err
+		case !time.Now().Before(deadline):
+			logDebug(c.logContext(ctx), "the score still answers 404 past the window of lagging reads: it is gone",
+				map[string]any{"score": id, "reads": reads})
+			return nil, err
+		}
+		pause = min(2*pause, lagRereadMax)
+	}
 }
 
 // fromSnapshot answers a read that started at start from a listing when the rules
