@@ -2,8 +2,9 @@ package client
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"sync"
+	"time"
 )
 
 // flight is one load in progress; waiters block on done.
@@ -24,22 +25,17 @@ func (f *flight[T]) wait(ctx context.Context) (T, error) {
 	}
 }
 
-// leaderGaveUp reports whether a flight failed only because its leader's
-// context ended, so that a waiter whose context is still live should try
-// itself instead of inheriting the failure.
-func leaderGaveUp(err error, ctx context.Context) bool {
-	return ctx.Err() == nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
-}
-
 // cache holds a value loaded on first use, then reloaded when its policy says so,
 // by exactly one goroutine at a time (single-flight); the others wait for that load
-// or, when the policy allows, go on with the value held. A failed load is not
-// cached and leaves the value held as it was, except a rejection of the configured
-// credentials (see credentialsRejected): those cannot succeed on a later try, so
-// every later get returns the same error without a request. No lock is held while
-// loading. The administrator session, the token flow's hrefs and the service
-// registry are loaded once; the platform token is extended or granted anew as it
-// ages (Client.tokenPolicy).
+// or, when the policy allows, go on with the value held. Every call waiting for a
+// load gets its outcome, and a failed load's error is held for as long as the load
+// took (see get): a login that met a stuck server is met once by all the calls of a
+// run, not once per call, one after another. A failed load leaves the value held as
+// it was, and a rejection of the configured credentials (see credentialsRejected) is
+// held for good: those cannot succeed on a later try, so every later get returns the
+// same error without a request. No lock is held while loading. The administrator
+// session, the token flow's hrefs and the service registry are loaded once; the
+// platform token is extended or granted anew as it ages (Client.tokenPolicy).
 type cache[T any] struct {
 	mu       sync.Mutex
 	ok       bool
@@ -47,6 +43,10 @@ type cache[T any] struct {
 	call     *flight[T]
 	closed   bool
 	rejected error
+	// failed is the error of the last load, held until heldUntil (this machine's
+	// monotonic clock), and failedAt when the load ended.
+	failed              error
+	failedAt, heldUntil time.Time
 	// serve decides whether the value held is served as it is; loading tells
 	// whether a load is in progress. Nil serves it always.
 	serve func(val T, loading bool) bool
@@ -56,53 +56,122 @@ type cache[T any] struct {
 // which gets the value held (has is false when there is none).
 func (l *cache[T]) get(ctx context.Context, load func(ctx context.Context, held T, has bool) (T, error)) (T, error) {
 	var zero T
-	for {
-		l.mu.Lock()
-		if l.closed {
-			l.mu.Unlock()
-			return zero, ErrClosed
-		}
-		if l.rejected != nil {
-			err := l.rejected
-			l.mu.Unlock()
-			return zero, err
-		}
-		if l.ok && (l.serve == nil || l.serve(l.val, l.call != nil)) {
-			v := l.val
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return zero, ErrClosed
+	}
+	if l.rejected != nil {
+		err := l.rejected
+		l.mu.Unlock()
+		return zero, err
+	}
+	if l.ok && (l.serve == nil || l.serve(l.val, l.call != nil)) {
+		v := l.val
+		l.mu.Unlock()
+		return v, nil
+	}
+	if l.failed != nil && time.Now().Before(l.heldUntil) {
+		// The last load failed moments ago. Asking again now would most likely cost as
+		// long for the same outcome, once per call: a plan of many objects would wait
+		// for a stuck login once per object, one after another.
+		if v, ok := l.servedMeanwhile(); ok {
 			l.mu.Unlock()
 			return v, nil
 		}
-		if f := l.call; f != nil {
-			l.mu.Unlock()
-			v, err := f.wait(ctx)
-			if err != nil && leaderGaveUp(err, ctx) {
-				continue
-			}
-			return v, err
-		}
-		f := &flight[T]{done: make(chan struct{})}
-		l.call = f
-		held, has := l.val, l.ok
+		err := &heldFailure{err: l.failed, ago: time.Since(l.failedAt), left: time.Until(l.heldUntil)}
 		l.mu.Unlock()
-		// The load goes on when its caller gives up (Ctrl-C, a stopped run): a login
-		// or a token grant that reached the platform must be held, and so logged out or
-		// removed at Close, not lost with its answer. It is bounded by the client's own
-		// request timeout and retry budget.
-		go func() {
-			v, err := load(context.WithoutCancel(ctx), held, has)
-			l.mu.Lock()
-			if err == nil {
-				l.ok, l.val = true, v
-			} else if credentialsRejected(err) {
-				l.rejected = err
-			}
-			l.call = nil
-			l.mu.Unlock()
-			f.val, f.err = v, err
-			close(f.done)
-		}()
-		return f.wait(ctx)
+		return zero, err
 	}
+	if f := l.call; f != nil {
+		l.mu.Unlock()
+		return l.await(ctx, f)
+	}
+	f := &flight[T]{done: make(chan struct{})}
+	l.call = f
+	held, has := l.val, l.ok
+	l.mu.Unlock()
+	// The load goes on when its caller gives up (Ctrl-C, a stopped run): a login
+	// or a token grant that reached the platform must be held, and so logged out or
+	// removed at Close, not lost with its answer. It is bounded by the client's own
+	// request timeout and retry budget.
+	go func() {
+		start := time.Now()
+		v, err := load(context.WithoutCancel(ctx), held, has)
+		end := time.Now()
+		l.mu.Lock()
+		switch {
+		case err == nil:
+			l.ok, l.val = true, v
+			l.failed = nil
+		case credentialsRejected(err):
+			l.rejected = err
+		default:
+			// Held for as long as it took to learn: a stuck server's silence (attempts
+			// of request_timeout) is not asked again for as long, while a failure that
+			// came at once, and may have been a blip, is asked again at once.
+			l.failed, l.failedAt, l.heldUntil = err, end, end.Add(end.Sub(start))
+		}
+		l.call = nil
+		l.mu.Unlock()
+		f.val, f.err = v, err
+		close(f.done)
+	}()
+	return l.await(ctx, f)
+}
+
+// await returns the outcome of the load f. The load is detached from the context of
+// the call that started it, so its outcome is every waiting call's, a request timeout
+// (which matches context.DeadlineExceeded) included. When it failed, a value the
+// policy still serves while a load is under way is returned instead: a token renewal
+// that failed leaves the token held usable until it is too old.
+func (l *cache[T]) await(ctx context.Context, f *flight[T]) (T, error) {
+	v, err := f.wait(ctx)
+	if err == nil || ctx.Err() != nil {
+		return v, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if held, ok := l.servedMeanwhile(); ok && !l.closed && l.rejected == nil {
+		return held, nil
+	}
+	return v, err
+}
+
+// servedMeanwhile returns the value held when the policy serves it while a load is
+// under way (l.mu held).
+func (l *cache[T]) servedMeanwhile() (T, bool) {
+	if l.ok && (l.serve == nil || l.serve(l.val, true)) {
+		return l.val, true
+	}
+	var zero T
+	return zero, false
+}
+
+// heldFailure is a load's failure returned to a call that came after it, while it is
+// held: the call sent nothing itself. It wraps the load's error, so that the call
+// leads with the same cause.
+type heldFailure struct {
+	err       error
+	ago, left time.Duration
+}
+
+// Error says that the failure is another call's, and when the next try comes.
+func (e *heldFailure) Error() string {
+	return fmt.Sprintf("%v (the failure of a call %s ago, shared by the calls that follow it for %s more, so that a "+
+		"stuck server is waited for once)", e.err, roundDuration(e.ago), roundDuration(e.left))
+}
+
+// Unwrap returns the load's error.
+func (e *heldFailure) Unwrap() error { return e.err }
+
+// roundDuration rounds d for a message: to the millisecond below a second, else to a
+// tenth of a second.
+func roundDuration(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(100 * time.Millisecond)
 }
 
 // once adapts a load that ignores the value held, for a cache loaded once.

@@ -294,9 +294,11 @@ type NetworkError struct {
 	Host, Setting string
 	// Kind is one of the Network* constants.
 	Kind string
-	// Timeout is request_timeout, Attempts how many attempts were made.
-	Timeout  time.Duration
-	Attempts int
+	// Timeout is request_timeout, Attempts how many attempts were made, and MaxRetries
+	// the max_retries in force: a second silence ends the attempts before it is spent.
+	Timeout    time.Duration
+	Attempts   int
+	MaxRetries int
 	// TLS says why the certificate failed verification (Kind NetworkTLS only).
 	TLS *TLSProblem
 	// Proxy is host:port of the forward proxy the request went through ("" for a

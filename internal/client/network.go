@@ -221,7 +221,7 @@ func isTimeout(err error) bool {
 func (c *Client) networkError(method string, u *url.URL, err error, attempts int) *NetworkError {
 	e := &NetworkError{
 		Method: method, Path: pathOf(u), Host: u.Host, Setting: c.settingFor(u),
-		Kind: NetworkOther, Timeout: c.cfg.RequestTimeout, Attempts: attempts, Err: err,
+		Kind: NetworkOther, Timeout: c.cfg.RequestTimeout, Attempts: attempts, MaxRetries: c.cfg.MaxRetries, Err: err,
 	}
 	e.Proxy, e.ProxyVar = c.proxyFor(u)
 	if e.Proxy == "" {

@@ -305,7 +305,8 @@ func networkLead(e *client.NetworkError) string {
 		return fmt.Sprintf("The host name in %s (%s) does not resolve: check %s and the DNS of this machine.", setting, e.Host, setting)
 	case client.NetworkTimeout:
 		return fmt.Sprintf("Nothing answered at %s (from %s) within %s × %d attempt(s): check %s and the network path to it, "+
-			"or raise request_timeout for a slow platform.", e.Host, setting, e.Timeout, max(e.Attempts, 1), setting)
+			"or raise request_timeout for a slow platform. %s", e.Host, setting, e.Timeout, max(e.Attempts, 1), setting,
+			timeoutAttempts(e))
 	case client.NetworkTLS:
 		return tlsLead(e, setting)
 	case client.NetworkPlainHTTP:
@@ -318,6 +319,21 @@ func networkLead(e *client.NetworkError) string {
 			e.Proxy, from, e.Host, setting, from)
 	}
 	return fmt.Sprintf("The connection to %s (from %s) failed: check %s and the network path to it.", e.Host, setting, setting)
+}
+
+// timeoutAttempts says how the attempts of a request that got no answer relate to
+// max_retries: all of them spent, or fewer, since a second silence ends the retries.
+func timeoutAttempts(e *client.NetworkError) string {
+	attempts := max(e.Attempts, 1)
+	if e.MaxRetries == 0 {
+		return fmt.Sprintf("It waited request_timeout (%s) once: max_retries = 0 allows no retry.", e.Timeout)
+	}
+	if attempts > e.MaxRetries {
+		return fmt.Sprintf("Each attempt waited request_timeout (%s): the first and the max_retries = %d retries.",
+			e.Timeout, e.MaxRetries)
+	}
+	return fmt.Sprintf("Each attempt waited request_timeout (%s); after a second silence the provider stops retrying, "+
+		"though max_retries = %d would allow %d attempts.", e.Timeout, e.MaxRetries, e.MaxRetries+1)
 }
 
 // bypassedFailure says how a request sent past the proxy failed.
