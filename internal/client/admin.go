@@ -263,12 +263,11 @@ func parseExternalAuthentication(body []byte) (*ExternalAuthentication, error) {
 		if srv.Address == "" {
 			continue // an empty slot
 		}
-		if v, ok := doc["port"+idx]; ok && !zeroMember(v) {
-			port, err := parsePort(v)
-			if err != nil {
-				return nil, fmt.Errorf("decoding port%s: %w", idx, err)
-			}
-			srv.Port = port
+		if v, ok := doc["port"+idx]; ok {
+			// A decimal string on the wire, or a number; in any integer form (flexInt).
+			var port flexInt
+			_ = port.UnmarshalJSON(v)
+			srv.Port = int(port)
 		}
 		if err := zeroOrBool(doc, "enabled"+idx, &srv.Enabled); err != nil {
 			return nil, err
@@ -304,20 +303,4 @@ func zeroOrBool(doc map[string]json.RawMessage, k string, dst *bool) error {
 		}
 	}
 	return nil
-}
-
-// parsePort accepts a port as a decimal string (the wire form) or a number.
-func parsePort(v json.RawMessage) (int, error) {
-	var str string
-	if err := json.Unmarshal(v, &str); err == nil {
-		if str == "" {
-			return 0, nil
-		}
-		return strconv.Atoi(str)
-	}
-	var n int
-	if err := json.Unmarshal(v, &n); err != nil {
-		return 0, fmt.Errorf("not a port: %s", v)
-	}
-	return n, nil
 }

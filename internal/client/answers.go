@@ -13,6 +13,8 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -70,32 +72,28 @@ func decodeAnswer(body []byte, wrapper string, out any) error {
 				}
 				return nil
 			}
-			if n, ok := numberInString(trimmed, t.Kind()); ok {
-				// protojson writes 64-bit integers as strings: {"count": "5"}.
-				value = n
+			if isInteger(t.Kind()) {
+				// A bare integer in any of its forms (rule "numbers"): {"count": 1E+2},
+				// {"count": "5"}; anything else is no count.
+				n, ok := integerValue(trimmed)
+				if !ok {
+					return nil
+				}
+				value = strconv.AppendInt(nil, n, 10)
 			}
 		}
 	}
 	return json.Unmarshal(value, out)
 }
 
-// numberInString returns the number a JSON string holds, for a numeric target kind.
-func numberInString(value []byte, kind reflect.Kind) ([]byte, bool) {
+// isInteger reports whether kind is one of Go's integer kinds.
+func isInteger(kind reflect.Kind) bool {
 	switch kind {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
-	default:
-		return nil, false
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return true
 	}
-	var s string
-	if len(value) == 0 || value[0] != '"' || json.Unmarshal(value, &s) != nil {
-		return nil, false
-	}
-	var n json.Number
-	if json.Unmarshal([]byte(s), &n) != nil {
-		return nil, false
-	}
-	return []byte(n), true
+	return false
 }
 
 // RedirectError is a redirect answer to an API call. The client follows none:
@@ -118,7 +116,7 @@ type problem struct {
 	Code    string         `json:"code"`
 	Message string         `json:"message"`
 	Params  map[string]any `json:"params"`
-	Status  int            `json:"status"`
+	Status  flexInt        `json:"status"`
 }
 
 // parseAPIError turns a non-2xx answer into an *APIError.
@@ -216,20 +214,94 @@ func pathOf(u *url.URL) string {
 	return "/"
 }
 
-// flexInt decodes an integer given as a JSON number or as a string holding one
-// (protojson writes 64-bit integers as strings); null, "" and any other value read
-// as 0, as if absent (rule "absent means zero" of the reading table).
+// Every number member of every answer is an integer the client reads through
+// integerValue (rule "numbers" of the reading table): JSON has one number type, and
+// 100, 1E+2, 1.0E2 and 100.0 are the same number (RFC 8259 §6; Java's BigDecimal
+// writes 1E+2), and protojson writes 64-bit integers as strings ("100"). Any other
+// value (a fraction, a number beyond int64, a boolean, an object, a word) is absent,
+// and never makes the whole answer unreadable. Members are declared flexInt (absent
+// is 0) or maybeInt (absent is nil), never int: TestEveryIntegerMemberIsFlexible
+// walks the answer types for one that is not.
+
+// flexInt is an integer member of an answer whose absence reads as 0.
 type flexInt int64
 
-// UnmarshalJSON accepts 5, "5", null and "".
+// UnmarshalJSON reads the integer in any form integerValue takes; anything else is 0.
 func (n *flexInt) UnmarshalJSON(b []byte) error {
-	if s, ok := numberInString(bytes.TrimSpace(b), reflect.Int64); ok {
-		b = s
-	}
-	var i int64
-	if json.Unmarshal(b, &i) != nil {
-		i = 0
-	}
-	*n = flexInt(i)
+	v, _ := integerValue(b)
+	*n = flexInt(v)
 	return nil
+}
+
+// maybeInt is an optional integer member of an answer: set only when the member
+// holds an integer in a form integerValue takes.
+type maybeInt struct {
+	n   int64
+	set bool
+}
+
+// UnmarshalJSON reads the integer in any form integerValue takes; anything else
+// leaves the member unset. (A null never calls it: the member stays unset.)
+func (m *maybeInt) UnmarshalJSON(b []byte) error {
+	m.n, m.set = integerValue(b)
+	return nil
+}
+
+// ptr returns the integer, or nil when the member was absent.
+func (m maybeInt) ptr() *int {
+	if !m.set {
+		return nil
+	}
+	v := int(m.n)
+	return &v
+}
+
+// integerValue reads a JSON value that holds an integer: a number in any JSON form
+// whose value is an integer in int64's range, or a string holding such a number
+// (surrounding spaces allowed). ok is false for anything else.
+func integerValue(b []byte) (n int64, ok bool) {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if json.Unmarshal(b, &s) != nil {
+			return 0, false
+		}
+		return parseInteger(strings.TrimSpace(s))
+	}
+	return parseInteger(string(b))
+}
+
+// jsonNumber is the grammar of a JSON number (RFC 8259 §6): integer part, fraction,
+// exponent.
+var jsonNumber = regexp.MustCompile(`^(-?)(0|[1-9][0-9]*)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$`)
+
+// parseInteger reads the text of a JSON number whose value is an integer in int64's
+// range. It works on the digits, never building the number an exponent could make
+// huge (1E+999999999 is refused, not computed).
+func parseInteger(s string) (int64, bool) {
+	m := jsonNumber.FindStringSubmatch(s)
+	if m == nil {
+		return 0, false
+	}
+	digits := strings.TrimLeft(m[2]+m[3], "0")
+	if digits == "" {
+		return 0, true // 0, -0.0, 0E+7
+	}
+	// The value is digits × 10^shift.
+	shift := -len(m[3])
+	if m[4] != "" {
+		e, err := strconv.Atoi(m[4])
+		if err != nil || e > 100 || e < -100-len(digits) {
+			return 0, false // beyond int64 either way, or below 1
+		}
+		shift += e
+	}
+	trimmed := strings.TrimRight(digits, "0")
+	shift += len(digits) - len(trimmed)
+	digits = trimmed
+	if shift < 0 || len(digits)+shift > 19 {
+		return 0, false // a fraction, or more than int64's 19 digits
+	}
+	v, err := strconv.ParseInt(m[1]+digits+strings.Repeat("0", shift), 10, 64)
+	return v, err == nil
 }

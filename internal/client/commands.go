@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -141,7 +140,7 @@ func (ci *CommandInfo) UnmarshalJSON(b []byte) error {
 		ID              string        `json:"id"`
 		Type            string        `json:"type"`
 		Lifecycle       string        `json:"lifecycle"`
-		Progress        *int          `json:"progress"`
+		Progress        maybeInt      `json:"progress"`
 		State           *CommandState `json:"state"`
 		Created         flexTime      `json:"created"`
 		Modified        flexTime      `json:"modified"`
@@ -157,11 +156,26 @@ func (ci *CommandInfo) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*ci = CommandInfo{
-		ID: w.ID, Type: w.Type, Lifecycle: w.Lifecycle, Progress: w.Progress, State: w.State,
+		ID: w.ID, Type: w.Type, Lifecycle: w.Lifecycle, Progress: w.Progress.ptr(), State: w.State,
 		Created: w.Created.Time, Modified: w.Modified.Time, Finished: w.Finished.Time,
 		Creator: w.Creator, Host: w.Host, ServiceName: w.ServiceName,
 		ServiceVersion: w.ServiceVersion, ServiceInstance: w.ServiceInstance, Error: w.Error,
 	}
+	return nil
+}
+
+// UnmarshalJSON reads the error; httpCode in any integer form (flexInt).
+func (e *CommandError) UnmarshalJSON(b []byte) error {
+	type plain CommandError
+	var w struct {
+		plain
+		HTTPCode flexInt `json:"httpCode"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*e = CommandError(w.plain)
+	e.HTTPCode = int(w.HTTPCode)
 	return nil
 }
 
@@ -201,14 +215,14 @@ func (r *BulkResult) UnmarshalJSON(b []byte) error {
 	var w struct {
 		Success      bool            `json:"success"`
 		Data         json.RawMessage `json:"data"`
-		HTTPStatus   int             `json:"httpStatus"`
+		HTTPStatus   flexInt         `json:"httpStatus"`
 		ErrorCode    string          `json:"errorCode"`
 		ErrorMessage string          `json:"errorMessage"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*r = BulkResult{Success: w.Success, HTTPStatus: w.HTTPStatus, ErrorCode: w.ErrorCode, ErrorMessage: w.ErrorMessage}
+	*r = BulkResult{Success: w.Success, HTTPStatus: int(w.HTTPStatus), ErrorCode: w.ErrorCode, ErrorMessage: w.ErrorMessage}
 	if len(w.Data) > 0 && string(w.Data) != "null" {
 		if err := json.Unmarshal(w.Data, &r.Data); err != nil {
 			r.Data = string(w.Data)
@@ -237,20 +251,21 @@ func (c *Command) BulkCounts() (counts BulkCounts, ok bool) {
 	return counts, ok1 || ok2 || ok3
 }
 
-// intParam reads an integer parameter given as a JSON number or a decimal string.
+// intParam reads an integer parameter in any form integerValue takes (a number
+// decoded as float64 is an integer when it has no fraction).
 func intParam(params map[string]any, key string) (int, bool) {
 	switch v := params[key].(type) {
 	case float64:
-		if v == math.Trunc(v) {
+		if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
 			return int(v), true
 		}
 	case json.Number:
-		if n, err := v.Int64(); err == nil {
+		if n, ok := parseInteger(string(v)); ok {
 			return int(n), true
 		}
 	case string:
-		if n, err := strconv.Atoi(v); err == nil {
-			return n, true
+		if n, ok := parseInteger(strings.TrimSpace(v)); ok {
+			return int(n), true
 		}
 	}
 	return 0, false

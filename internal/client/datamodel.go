@@ -203,14 +203,19 @@ func (a *Attribute) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON reads the type and keeps it in Raw.
+// UnmarshalJSON reads the type and keeps it in Raw; maxLength in any integer form
+// (maybeInt).
 func (t *AttributeType) UnmarshalJSON(b []byte) error {
 	type plain AttributeType
-	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
+	var w struct {
+		plain
+		MaxLength maybeInt `json:"maxLength"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*t = AttributeType(p)
+	*t = AttributeType(w.plain)
+	t.MaxLength = w.MaxLength.ptr()
 	t.Raw = append(json.RawMessage(nil), b...)
 	return nil
 }

@@ -59,6 +59,19 @@ type Rendering struct {
 	Pages  int    `json:"pages"`
 }
 
+// UnmarshalJSON reads a rendering; pages in any integer form (flexInt).
+func (r *Rendering) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Format string  `json:"format"`
+		Pages  flexInt `json:"pages"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*r = Rendering{Format: w.Format, Pages: int(w.Pages)}
+	return nil
+}
+
 // PageCount returns the number of rendered pages (the largest over the
 // renderings), or 0 before rendering.
 func (s *Score) PageCount() int {
@@ -154,6 +167,11 @@ type CountScoresInput struct {
 	// Limit caps the count; 0 means no cap.
 	Limit int
 }
+
+// PlatformUser is the platform account the client publishes as (the password
+// grant's user name, which the platform reports as a score's publisher), or "" when
+// none is configured.
+func (c *Client) PlatformUser() string { return c.cfg.Username }
 
 // scoreURL returns the address of one score.
 func (c *Client) scoreURL(idOrAlias string) (string, error) {

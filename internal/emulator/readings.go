@@ -115,6 +115,11 @@ type Readings struct {
 	// RefuseGetBody: a CDN in front of the platform refuses any GET that carries a
 	// body with 403 and an HTML page of its own (AWS CloudFront documents it).
 	RefuseGetBody bool `json:"refuseGetBody"`
+	// ExponentIntegers: every integer of every JSON answer is written with an
+	// exponent, as Java's BigDecimal writes one ending in zeros (100 as 1E+2, 250 as
+	// 2.5E+2) and others with a fraction (389 as 389.0E0): JSON has one number type,
+	// and these are the same numbers (RFC 8259 §6).
+	ExponentIntegers bool `json:"exponentIntegers"`
 }
 
 // readingFields are the Readings' fields by JSON name, in declaration order.
@@ -160,7 +165,8 @@ func (r *Readings) Set(name string) error {
 
 // rewritesAnswers reports whether answerWriter has anything to change.
 func (r Readings) rewritesAnswers() bool {
-	return r.CTMSErrors || r.TextErrors || r.SingleLinks || r.CharsetMediaTypes || r.TimeOffsets || r.SpaceTimestamps || r.TemplatedLinks
+	return r.CTMSErrors || r.TextErrors || r.SingleLinks || r.CharsetMediaTypes || r.TimeOffsets || r.SpaceTimestamps ||
+		r.TemplatedLinks || r.ExponentIntegers
 }
 
 // readings returns the readings in force.
@@ -217,7 +223,12 @@ func (a *answerWriter) flush() {
 			body = ctmsProblem(body)
 			h.Set("Content-Type", "application/vnd.avid.problem+json")
 		}
-		if mt, _, _ := mime.ParseMediaType(h.Get("Content-Type")); a.readings.CharsetMediaTypes && isJSONMediaType(mt) {
+		mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
+		if a.readings.ExponentIntegers && isJSONMediaType(mt) {
+			// Last, since the rewrites above decode and encode the body again.
+			body = exponentIntegers(body)
+		}
+		if a.readings.CharsetMediaTypes && isJSONMediaType(mt) {
 			h.Set("Content-Type", mt+";charset=UTF-8")
 		}
 	}
@@ -267,6 +278,60 @@ func (a *answerWriter) rewriteJSON(body []byte) []byte {
 		}
 	}
 	return body
+}
+
+// exponentIntegers writes every integer of a JSON text (outside its strings) with an
+// exponent: trailing zeros as BigDecimal's scientific notation (1E+2, 2.5E+2), any
+// other integer with a fraction (389.0E0, -7.0E0, 0.0E0). Other numbers stay.
+func exponentIntegers(body []byte) []byte {
+	var out bytes.Buffer
+	for i := 0; i < len(body); {
+		switch c := body[i]; {
+		case c == '"':
+			j := i + 1
+			for j < len(body) && body[j] != '"' {
+				if body[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			j = min(j+1, len(body))
+			out.Write(body[i:j])
+			i = j
+		case c == '-' || c >= '0' && c <= '9':
+			j := i + 1
+			for j < len(body) && bytes.IndexByte([]byte("0123456789.eE+-"), body[j]) >= 0 {
+				j++
+			}
+			out.WriteString(exponentForm(string(body[i:j])))
+			i = j
+		default:
+			out.WriteByte(c)
+			i++
+		}
+	}
+	return out.Bytes()
+}
+
+// exponentForm is an integer's text with an exponent; any other text as it is.
+func exponentForm(n string) string {
+	if _, err := strconv.ParseInt(n, 10, 64); err != nil {
+		return n
+	}
+	sign, digits := "", n
+	if digits[0] == '-' {
+		sign, digits = "-", digits[1:]
+	}
+	trimmed := strings.TrimRight(digits, "0")
+	if zeros := len(digits) - len(trimmed); zeros > 0 && trimmed != "" {
+		// BigDecimal: one digit before the point, the exponent signed.
+		mantissa := trimmed[:1]
+		if len(trimmed) > 1 {
+			mantissa += "." + trimmed[1:]
+		}
+		return fmt.Sprintf("%s%sE+%d", sign, mantissa, len(digits)-1)
+	}
+	return sign + digits + ".0E0"
 }
 
 // singleLinks turns every HAL link relation of one link into a single object.
