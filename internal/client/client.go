@@ -207,7 +207,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	c.http = &retryablehttp.Client{
 		HTTPClient: &http.Client{
-			Transport: &loggingTransport{next: transport},
+			Transport: newStaleConnTransport(transport),
 			Timeout:   cfg.RequestTimeout,
 			// No redirect is followed: the answer comes back as it is and becomes a
 			// *RedirectError, so no credential ever goes where a redirect points.

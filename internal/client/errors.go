@@ -283,6 +283,10 @@ const (
 	// login. Nothing reached the platform.
 	NetworkProxyRefused = "proxy-refused"
 	NetworkOther        = "other" // the connection failed otherwise (reset, closed)
+	// NetworkStaleConnection: the server closed a connection kept open from an earlier
+	// request as this one was sent on it, before any answer, and the request was not
+	// sent again (its repetition is not harmless).
+	NetworkStaleConnection = "stale-connection"
 )
 
 // NetworkError is a request that got no answer at all, classified by cause, with
@@ -396,6 +400,8 @@ func (e *NetworkError) Error() string {
 		what = "the proxy at " + e.Proxy + " could not be reached on the way to " + e.Host
 	case NetworkProxyRefused:
 		what = "the proxy at " + e.Proxy + " refused the tunnel to " + e.Host + " (" + e.ProxyStatus + ")"
+	case NetworkStaleConnection:
+		what = "the server at " + e.Host + " closed the connection kept open from an earlier request as this one was sent on it"
 	default:
 		what = "the connection to " + e.Host + " failed"
 	}

@@ -14,10 +14,12 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/netip"
 	"net/textproto"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -230,7 +232,10 @@ func (c *Client) networkError(method string, u *url.URL, err error, attempts int
 	var dnsErr *net.DNSError
 	var opErr *net.OpError
 	var refused *tunnelRefusedError
+	var stale *staleConnError
 	switch {
+	case errors.As(err, &stale):
+		e.Kind, e.Err = NetworkStaleConnection, stale.err
 	case errors.As(err, &refused):
 		e.Kind, e.ProxyStatus, e.ProxyLogin = NetworkProxyRefused, refused.status, refused.login
 	case errors.As(err, &opErr) && opErr.Op == "proxyconnect":
@@ -277,6 +282,80 @@ func (c *Client) settingFor(u *url.URL) string {
 		}
 	}
 	return ""
+}
+
+// staleConnTransport sends a request again, at once and on a new connection, when it
+// failed before any answer on a connection kept open from an earlier request. Servers
+// close idle kept-alive connections on their own schedule (Node.js after 5 s, load
+// balancers after 60 s), and a request sent just as one closes is lost before the
+// server reads it: nothing about the platform or the network, so the repeat spends
+// neither max_retries nor the pace (it runs inside one attempt), and only a failure of
+// the new connection too is the network's. net/http repeats such a request itself
+// only for GET, HEAD, OPTIONS and TRACE; this does it for every request whose
+// repetition is harmless (request.repeatable, or the method's for the exit's
+// requests). Any other, a publish, fails with a *staleConnError, and its outcome is
+// unknown as after any lost answer.
+type staleConnTransport struct {
+	next  http.RoundTripper // the pool of kept-alive connections
+	fresh http.RoundTripper // a new connection for every request
+}
+
+// staleConnError is a request that failed before any answer on a kept-alive
+// connection that the server had closed, and that was not sent again.
+type staleConnError struct{ err error }
+
+func (e *staleConnError) Error() string {
+	return "the server closed the connection, kept open from an earlier request, as this request was sent on it: " +
+		e.err.Error()
+}
+
+func (e *staleConnError) Unwrap() error { return e.err }
+
+// newStaleConnTransport wraps transport, logging every attempt of each send; a
+// transport of another type than *http.Transport sends the repeat through itself.
+func newStaleConnTransport(transport http.RoundTripper) *staleConnTransport {
+	fresh := transport
+	if t, ok := transport.(*http.Transport); ok {
+		f := t.Clone()
+		f.DisableKeepAlives = true // each request on a connection of its own, closed after it
+		fresh = f
+	}
+	return &staleConnTransport{next: &loggingTransport{next: transport}, fresh: &loggingTransport{next: fresh}}
+}
+
+// RoundTrip sends req, and once more on a new connection when the one it took from
+// the pool turned out closed (see staleConnTransport).
+func (t *staleConnTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	var reused, answered atomic.Bool
+	traced := req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+		GotConn:              func(info httptrace.GotConnInfo) { reused.Store(info.Reused) },
+		GotFirstResponseByte: func() { answered.Store(true) },
+	}))
+	resp, err := t.next.RoundTrip(traced)
+	if err == nil || !reused.Load() || answered.Load() || req.Context().Err() != nil || isTimeout(err) || !transient(err) {
+		return resp, err
+	}
+	repeatable := idempotent(req.Method)
+	if info := attemptFrom(req.Context()); info != nil {
+		repeatable = info.retrySafe
+	}
+	again := req.Clone(req.Context())
+	if repeatable && req.Body != nil && req.Body != http.NoBody {
+		var berr error
+		if req.GetBody == nil {
+			berr = errors.New("no way to read the body again")
+		} else {
+			again.Body, berr = req.GetBody()
+		}
+		repeatable = berr == nil
+	}
+	if !repeatable {
+		return resp, &staleConnError{err: err}
+	}
+	logDebug(req.Context(), "the connection kept open from an earlier request was closed before any answer; "+
+		"sending the request again on a new connection", map[string]any{"method": req.Method, "path": pathOf(req.URL),
+		"error": err.Error()})
+	return t.fresh.RoundTrip(again)
 }
 
 func isDialError(err error) bool {

@@ -307,6 +307,10 @@ func networkLead(e *client.NetworkError) string {
 		return fmt.Sprintf("Nothing answered at %s (from %s) within %s × %d attempt(s): check %s and the network path to it, "+
 			"or raise request_timeout for a slow platform. %s", e.Host, setting, e.Timeout, max(e.Attempts, 1), setting,
 			timeoutAttempts(e))
+	case client.NetworkStaleConnection:
+		return fmt.Sprintf("The platform at %s (from %s) closed a connection kept open from an earlier request just as this "+
+			"request was sent on it, before any answer: run the command again. Servers close idle connections on their own "+
+			"schedule; this does not point at %s or the network.", e.Host, setting, setting)
 	case client.NetworkTLS:
 		return tlsLead(e, setting)
 	case client.NetworkPlainHTTP:
