@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -62,6 +63,7 @@ type scoreModel struct {
 	CreatedAt        types.String   `tfsdk:"created_at"`
 	UpdatedAt        types.String   `tfsdk:"updated_at"`
 	PageCount        types.Int64    `tfsdk:"page_count"`
+	AdoptUnrecorded  types.Bool     `tfsdk:"adopt_unrecorded"`
 	Timeouts         timeouts.Value `tfsdk:"timeouts"`
 }
 
@@ -122,6 +124,18 @@ func (r *scoreResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Optional: true,
 				Computed: true,
 				Default:  booldefault.StaticBool(true),
+			},
+			"adopt_unrecorded": schema.BoolAttribute{
+				MarkdownDescription: "Whether publishing this score takes over, instead of failing, a score that already " +
+					"holds its `score_id` when that score has this resource's `score_url` and `transpose` and was published " +
+					"by the provider's own platform user (`username`): what a run killed after it published and before " +
+					"Terraform saved the state leaves behind (`kill -9`, an out-of-memory kill, a CI machine that went away). " +
+					"The apply then warns, naming the score adopted. Leave it off where another configuration publishes the " +
+					"same `score_id` and `score_url` as the same user: it would share the score. A score adopted or created " +
+					"once in a run is never adopted again by another resource. Default `false`. Changes apply in place.",
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(false),
 			},
 			"status": schema.StringAttribute{
 				MarkdownDescription: "Rendering status: `pending`, `rendering`, `idle` (rendered, ready) or `error` (rendering failed); " +
@@ -197,9 +211,20 @@ func (r *scoreResource) Configure(_ context.Context, req resource.ConfigureReque
 	r.client = clientFromProviderData(req.ProviderData, &resp.Diagnostics)
 }
 
-// ModifyPlan reports at plan time a provider setting that publishing will need.
-func (r *scoreResource) ModifyPlan(_ context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+// ModifyPlan reports at plan time a provider setting that publishing will need, and
+// replaces a score whose state stands for a restored score (restoredScore) although
+// no argument differs: its UUID is not the state's, and Terraform changes a UUID only
+// by a replacement.
+func (r *scoreResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	checkSettingsAtPlan(r.client, client.AreaPublishing, req, resp, false, "Publishing this score needs it.")
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+		return
+	}
+	if restored, _ := restoredScoreOf(ctx, req.Private); restored != nil {
+		// Terraform replaces only for a value that changes: the UUID does.
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), types.StringUnknown())...)
+		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("id"))
+	}
 }
 
 func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -226,14 +251,21 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 		Transpose: plan.Transpose.ValueBool(),
 	})
 	stopPublish()
-	if err != nil {
-		hint := publishHint(err, plan.ScoreID.ValueString())
-		if client.IsConflict(err) {
-			hint = r.conflictHint(ctx, plan, hint)
+	if err != nil && client.IsConflict(err) {
+		var hint string
+		score, hint = r.unrecordedScore(ctx, plan, publishHint(err, plan.ScoreID.ValueString()))
+		if score == nil {
+			addClientError(&resp.Diagnostics, "Unable to publish score", plan.detail(hint), err)
+			return
 		}
-		addClientError(&resp.Diagnostics, "Unable to publish score", plan.detail(hint), err)
+		resp.Diagnostics.AddWarning("Score adopted", plan.detail(hint))
+		err = nil
+	}
+	if err != nil {
+		addClientError(&resp.Diagnostics, "Unable to publish score", plan.detail(publishHint(err, plan.ScoreID.ValueString())), err)
 		return
 	}
+	noteCreated(r.client, score.ID)
 	// The score exists from now on: record it before waiting, so that a failure while
 	// waiting leaves it in the state rather than orphaned on the platform.
 	ctx = logResource(ctx, score.ID)
@@ -289,24 +321,57 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 	}
 }
 
-// conflictHint says what to do about an alias in use when the score that holds it
-// has this resource's score_url and options: a run of this configuration that was
-// killed before it saved its state (terraform killed, its provider orphaned) leaves
-// exactly that. The provider still does not adopt it (another configuration may
-// manage a score of the same address), but says how to take it over. Otherwise, or
-// when the look-up fails, hint stands.
-func (r *scoreResource) conflictHint(ctx context.Context, plan scoreModel, hint string) string {
+// unrecordedScore handles a publish refused because the alias is in use. When the
+// score that holds it has this resource's score_url and options, a run of this
+// configuration that was killed before it saved its state (terraform killed, its
+// provider orphaned, a CI machine lost) may have published it. With adopt_unrecorded
+// set, such a score is adopted (returned, with the warning to show) when the
+// provider's own platform user published it and no resource of this run created or
+// adopted it already; otherwise the returned text says how to take it over (set
+// adopt_unrecorded, or import it), or hint stands when the holder is not such a score
+// or the look-up fails.
+func (r *scoreResource) unrecordedScore(ctx context.Context, plan scoreModel, hint string) (*client.Score, string) {
 	alias := plan.ScoreID.ValueString()
 	held, err := r.client.GetScore(ctx, alias)
 	if err != nil || held.ScoreURL != plan.ScoreURL.ValueString() || held.Transpose != plan.Transpose.ValueBool() {
-		return hint
+		return nil, hint
 	}
-	return fmt.Sprintf("The alias %q (score_id) is taken by score %s, published at %s with this resource's score_url and "+
-		"options: a run of this configuration that was stopped before it could save its state (terraform killed, a CI job "+
-		"cancelled) may have published it. The provider does not adopt it on its own, since another configuration may "+
-		"manage it. If it is this configuration's, import it: terraform import <the resource address named below> %s "+
-		"(or an import block with id = %q); otherwise choose another score_id.",
-		alias, held.ID, held.CreatedAt.Format(time.RFC3339), alias, alias)
+	user := r.client.PlatformUser()
+	own := user != "" && held.Publisher == user
+	adopt := plan.AdoptUnrecorded.ValueBool()
+	published := held.CreatedAt.Format(time.RFC3339)
+	switch {
+	case adopt && own && noteCreated(r.client, held.ID):
+		return held, fmt.Sprintf("Nothing to do: score %[2]s, which held the alias %[1]q (score_id), is this resource's now, and "+
+			"nothing was published. It was published at %[3]s with this resource's score_url and options by this provider's "+
+			"user %[4]q and no resource of this run holds it, and adopt_unrecorded is set: a run of this configuration "+
+			"stopped before it could save its state (terraform killed, a CI job cancelled) published it.",
+			alias, held.ID, published, user)
+	case own && adopt:
+		return nil, fmt.Sprintf("Give each resource its own score_id: the alias %q is taken by score %s, which another "+
+			"resource of this run already created or adopted.", alias, held.ID)
+	case own:
+		return nil, fmt.Sprintf("If score %[2]s is this configuration's, set adopt_unrecorded = true on the resource and apply "+
+			"again, or import it; otherwise choose another score_id. The alias %[1]q (score_id) is taken by score %[2]s, "+
+			"published at %[3]s with this resource's score_url and options by this provider's user %[4]q: a run of this "+
+			"configuration that was stopped before it could save its state (terraform killed, a CI job cancelled) leaves "+
+			"that behind. The provider does not adopt it unless told, since another configuration may manage it. To import "+
+			"it: terraform import <the resource address named below> %[1]s (or an import block with id = %[1]q).",
+			alias, held.ID, published, user)
+	}
+	return nil, fmt.Sprintf("If score %[2]s is this configuration's, import it: terraform import <the resource address named "+
+		"below> %[1]s (or an import block with id = %[1]q); otherwise choose another score_id. The alias %[1]q (score_id) "+
+		"is taken by score %[2]s, published at %[3]s with this resource's score_url and options, but by %[4]s, not by this "+
+		"provider's user %[5]q, so adopt_unrecorded does not take it: another configuration may manage it.",
+		alias, held.ID, published, publisherName(held.Publisher), user)
+}
+
+// publisherName names a score's publisher in a message.
+func publisherName(user string) string {
+	if user == "" {
+		return "a user the platform does not name"
+	}
+	return fmt.Sprintf("user %q", user)
 }
 
 // publishHint says what to do about a failed publish, by its cause.
@@ -362,17 +427,39 @@ func (r *scoreResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	if !identityHolds(resp.Identity, state.ID.ValueString()) {
 		setScoreIdentity(ctx, resp.Identity, state.ID.ValueString(), &resp.Diagnostics)
 	}
-	score, err := r.client.RefreshScore(ctx, state.ID.ValueString())
+	// A 404 for a score created moments ago may be a read lagging the write: the client
+	// reads it again within client.ReadLagWindow before the state drops it.
+	createdAt, _ := time.Parse(time.RFC3339Nano, state.CreatedAt.ValueString())
+	score, err := r.client.RefreshRecordedScore(ctx, state.ID.ValueString(), createdAt)
+	restored := false
 	if client.IsNotFound(err) {
-		resp.State.RemoveResource(ctx)
-		return
+		score, restored, err = r.restoredScore(ctx, state, req.Private, resp.Private, &resp.Diagnostics)
+		if err == nil && score == nil {
+			resp.State.RemoveResource(ctx)
+			return
+		}
 	}
 	if err != nil {
 		addReadError(ctx, r.client, &resp.Diagnostics, "Unable to read score", state.detail("Reading it failed."), err)
 		return
 	}
+	if !restored {
+		if marked, _ := restoredScoreOf(ctx, req.Private); marked != nil {
+			resp.Diagnostics.Append(resp.Private.SetKey(ctx, restoredScoreKey, nil)...)
+		}
+	}
 	prior := state
+	id := state.ID
 	state.refresh(score)
+	if restored {
+		// The identity, and so the id, stay the state's: Terraform refuses a refresh
+		// that changes them. The plan replaces the score (ModifyPlan).
+		state.ID = id
+	}
+	if state.AdoptUnrecorded.IsNull() {
+		// A state written before the argument existed.
+		state.AdoptUnrecorded = types.BoolValue(false)
+	}
 	if reflect.DeepEqual(prior, state) {
 		// resp.State holds the prior state already: a refresh that changes nothing (the
 		// common case, a thousand times in a plan) skips the framework's reflection.
@@ -414,6 +501,16 @@ func (r *scoreResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	defer cancel()
 
 	err := r.client.DeleteScore(ctx, state.ID.ValueString(), state.PurgeOnDestroy.ValueBool())
+	if client.IsNotFound(err) && state.ScoreID.ValueString() != "" {
+		// The state's score is gone; a restored score the refresh took as this
+		// resource's (restoredScore) goes in its place. A destroy gets neither the
+		// private state nor, for a resource left out of the configuration, the refreshed
+		// one: the score is found again by the same rule.
+		held, herr := r.client.GetScore(ctx, state.ScoreID.ValueString())
+		if herr == nil && held.ID != state.ID.ValueString() && (restoredHolder(state, held) || stateRecords(state, held)) {
+			err = r.client.DeleteScore(ctx, held.ID, state.PurgeOnDestroy.ValueBool())
+		}
+	}
 	if err != nil && !client.IsNotFound(err) {
 		addClientError(&resp.Diagnostics, "Unable to delete score", state.detail("Fix the cause and destroy again."), err)
 	}
@@ -455,6 +552,7 @@ func (r *scoreResource) ImportState(ctx context.Context, req resource.ImportStat
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), score.ID)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("purge_on_destroy"), false)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("wait_for_rendering"), true)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("adopt_unrecorded"), false)...)
 	setScoreIdentity(ctx, resp.Identity, score.ID, &resp.Diagnostics)
 }
 
@@ -517,4 +615,130 @@ func (m *scoreModel) refresh(s *client.Score) {
 	m.CreatedAt = timeValue(s.CreatedAt)
 	m.UpdatedAt = timeValue(s.UpdatedAt)
 	m.PageCount = types.Int64Value(int64(s.PageCount()))
+}
+
+// restoredScoreKey is the private state's key of a restored score taken as the
+// resource's (restoredScoreMark).
+const restoredScoreKey = "restored_score"
+
+// restoredScoreMark records, in the private state, that the state's score is gone and
+// the score of UUID ID, which holds the state's alias, stands for it: the plan
+// replaces it and a destroy deletes it.
+type restoredScoreMark struct {
+	ID   string `json:"id"`
+	Gone string `json:"gone"`
+}
+
+// privateData is the private state of a request: Read's, ModifyPlan's and Delete's.
+type privateData interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+}
+
+// privateWriter is the private state of a response.
+type privateWriter interface {
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+// restoredScoreOf reads the restored score's mark from the private state, nil when
+// there is none.
+func restoredScoreOf(ctx context.Context, private privateData) (*restoredScoreMark, diag.Diagnostics) {
+	if private == nil || reflect.ValueOf(private).IsNil() {
+		return nil, nil
+	}
+	b, diags := private.GetKey(ctx, restoredScoreKey)
+	if len(b) == 0 {
+		return nil, diags
+	}
+	var mark restoredScoreMark
+	if json.Unmarshal(b, &mark) != nil || mark.ID == "" {
+		return nil, diags
+	}
+	return &mark, diags
+}
+
+// restoredScore looks, for a state whose score the platform no longer has, for the
+// score that now holds the state's alias, and takes it as the state's when the
+// platform was restored from a backup: the holder was created before the state's
+// score (created_at), so it held the alias before and came back with the backup; or
+// an earlier refresh took it already (the mark, or the state records its values). A newer holder is another publish
+// (another configuration's, after the state's score was deleted) and is not taken;
+// nor is a score whose alias this state never held. It returns the holder (restored
+// set) and marks it in marked, or nil when the state's score is simply gone, or the look-up's
+// error.
+func (r *scoreResource) restoredScore(ctx context.Context, state scoreModel, private privateData, marked privateWriter,
+	diags *diag.Diagnostics) (score *client.Score, restored bool, err error) {
+	alias := state.ScoreID.ValueString()
+	if alias == "" {
+		return nil, false, nil
+	}
+	held, err := r.client.GetScore(ctx, alias)
+	switch {
+	case client.IsNotFound(err):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("the score is gone, and looking its alias %q up failed: %w", alias, err)
+	case held.ID == state.ID.ValueString():
+		// The alias answered what the UUID did not (a read lagging somewhere): it is there.
+		return held, false, nil
+	}
+	mark, _ := restoredScoreOf(ctx, private)
+	if !restoredHolder(state, held) && (mark == nil || mark.ID != held.ID) && !stateRecords(state, held) {
+		return nil, false, nil
+	}
+	gone := state.ID.ValueString()
+	if mark != nil && mark.ID == held.ID {
+		gone = mark.Gone
+	}
+	b, _ := json.Marshal(restoredScoreMark{ID: held.ID, Gone: gone})
+	diags.Append(marked.SetKey(ctx, restoredScoreKey, b)...)
+	diags.AddWarning("Score restored from a backup taken as this resource's",
+		fmt.Sprintf("Nothing to do if score %[1]s is this configuration's; if another configuration manages it, remove this "+
+			"resource from the state (terraform state rm) before applying. Score %[2]s (alias %[3]q) is gone from the platform, "+
+			"and its alias is held by score %[1]s, published at %[4]s, before it, from %[5]q: the platform was restored from "+
+			"a backup. Since this state held the alias, the provider takes score %[1]s as this resource's: the plan replaces "+
+			"it (Terraform changes a score's UUID only so), which deletes it and publishes score_url again, and a destroy "+
+			"deletes it.", held.ID, gone, alias, held.CreatedAt.Format(time.RFC3339), held.ScoreURL))
+	return held, true, nil
+}
+
+// restoredHolder reports whether s, which holds the alias of the state's score, was
+// created before it: it held the alias before the state's score did, and is back
+// because the platform was restored from a backup. A score created since is another
+// publish of the alias.
+func restoredHolder(state scoreModel, s *client.Score) bool {
+	createdAt, err := time.Parse(time.RFC3339Nano, state.CreatedAt.ValueString())
+	return err == nil && !s.CreatedAt.IsZero() && s.CreatedAt.Before(createdAt) && s.Alias == state.ScoreID.ValueString()
+}
+
+// stateRecords reports whether the state records the values of score s under its own
+// UUID: a refresh took s as the state's restored score (restoredScore), whose creation
+// time and address it copied.
+func stateRecords(state scoreModel, s *client.Score) bool {
+	createdAt, err := time.Parse(time.RFC3339Nano, state.CreatedAt.ValueString())
+	return err == nil && !s.CreatedAt.IsZero() && s.CreatedAt.Equal(createdAt) && s.ScoreURL == state.ScoreURL.ValueString() &&
+		s.Alias == state.ScoreID.ValueString()
+}
+
+// createdScores are the scores created or adopted by this process, per configured
+// client: one provider process serves every resource of a Terraform run.
+var createdScores = struct {
+	sync.Mutex
+	byClient map[*client.Client]map[string]bool
+}{byClient: map[*client.Client]map[string]bool{}}
+
+// noteCreated records that a resource of this run created or adopted the score of
+// UUID id, and reports whether none had before.
+func noteCreated(c *client.Client, id string) bool {
+	createdScores.Lock()
+	defer createdScores.Unlock()
+	seen := createdScores.byClient[c]
+	if seen == nil {
+		seen = map[string]bool{}
+		createdScores.byClient[c] = seen
+	}
+	if seen[id] {
+		return false
+	}
+	seen[id] = true
+	return true
 }

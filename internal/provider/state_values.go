@@ -69,6 +69,7 @@ func scoreModelFromState(ctx context.Context, state tfsdk.State) (scoreModel, er
 	m.ID, m.ScoreURL, m.ScoreID = str("id"), str("score_url"), str("score_id")
 	m.Transpose, m.PurgeOnDestroy, m.WaitForRendering = boolean("transpose"), boolean("purge_on_destroy"), boolean("wait_for_rendering")
 	m.Status, m.CreatedAt, m.UpdatedAt = str("status"), str("created_at"), str("updated_at")
+	m.AdoptUnrecorded = boolean("adopt_unrecorded")
 	var ok bool
 	if m.PageCount, ok = values["page_count"].(types.Int64); !ok {
 		bad = append(bad, "page_count")
@@ -85,4 +86,4 @@ func scoreModelFromState(ctx context.Context, state tfsdk.State) (scoreModel, er
 // scoreModelAttributes are the attributes scoreModelFromState reads: every one of
 // the schema's.
 var scoreModelAttributes = []string{"id", "score_url", "score_id", "transpose", "purge_on_destroy", "wait_for_rendering",
-	"status", "created_at", "updated_at", "page_count", "timeouts"}
+	"status", "created_at", "updated_at", "page_count", "adopt_unrecorded", "timeouts"}

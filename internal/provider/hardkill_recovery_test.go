@@ -1,0 +1,137 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
+)
+
+// hardKillConfig is a configuration of four aliased scores, with adopt_unrecorded set
+// or not.
+func hardKillConfig(emu *testEmulator, name string, adopt bool) string {
+	return emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  count              = 4
+  score_url          = "https://cdn.example/%[1]s/${count.index}.sib"
+  score_id           = "%[1]s-${count.index}"
+  wait_for_rendering = false
+  adopt_unrecorded   = %[2]t
+}
+`, name, adopt)
+}
+
+// publishOrphans publishes, as the provider's own user, what a run of hardKillConfig
+// killed after these publishes and before Terraform saved its state leaves behind:
+// the scores of the first n resources, in no state.
+func publishOrphans(t *testing.T, emu *testEmulator, name string, n int) []*client.Score {
+	t.Helper()
+	c := emu.client(t)
+	defer func() { _ = c.Close(context.Background()) }()
+	var orphans []*client.Score
+	for i := range n {
+		s, err := c.PublishScore(context.Background(), client.PublishScoreInput{
+			ScoreURL: fmt.Sprintf("https://cdn.example/%s/%d.sib", name, i), Alias: fmt.Sprintf("%s-%d", name, i),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		orphans = append(orphans, s)
+	}
+	return orphans
+}
+
+// TestAccScoreHardKillRecovery (issue 42): a run killed with SIGKILL after it
+// published three aliased scores and before Terraform saved them leaves them in no
+// state. The next apply stops on each, and each error says the one step that
+// recovers: set adopt_unrecorded. With it set, the apply adopts the three (they have
+// the configured alias, score_url and options, and the provider's own user published
+// them), publishes the fourth, and the platform holds each score once.
+func TestAccScoreHardKillRecovery(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	ctl := emu.control(t, "score counts")
+	name := accName()
+	orphans := publishOrphans(t, emu, name, 3)
+	checks := []statecheck.StateCheck{}
+	for i, s := range orphans {
+		checks = append(checks, statecheck.ExpectKnownValue(fmt.Sprintf("mediaplatform_score.test[%d]", i),
+			tfjsonpath.New("id"), knownvalue.StringExact(s.ID)))
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{{
+			Config: hardKillConfig(emu, name, false),
+			ExpectError: errorPattern("Unable to publish score", "set adopt_unrecorded = true on the resource and apply again",
+				"published at", "with this resource's score_url", "a run of this configuration that was stopped before it could "+
+					"save its state", "terraform import"),
+		}, {
+			Config:            hardKillConfig(emu, name, true),
+			ConfigStateChecks: checks,
+			Check:             wantScores(ctl, 4),
+		}},
+	})
+}
+
+// TestAccScoreHardKillRecovery_notOwnUser: adopt_unrecorded never takes a score that
+// another user published, though it has the configured alias, score_url and options:
+// it may be another configuration's.
+func TestAccScoreHardKillRecovery_notOwnUser(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	ctl := emu.control(t, "score counts")
+	name := accName()
+	cfg := emu.config()
+	cfg.Username, cfg.Password = "viewer", "viewer-secret"
+	other, err := client.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := other.PublishScore(context.Background(), client.PublishScoreInput{
+		ScoreURL: fmt.Sprintf("https://cdn.example/%s/0.sib", name), Alias: name + "-0",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	emu.deleteAtCleanup(t)(theirs.ID)
+	_ = other.Close(context.Background())
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{{
+			Config:      hardKillConfig(emu, name, true),
+			ExpectError: errorPattern("Unable to publish score", theirs.ID, `but by user "viewer", not by this provider's user "alice"`),
+		}},
+	})
+	if _, ok := ctl.Score(theirs.ID); !ok {
+		t.Errorf("the other user's score %s is gone", theirs.ID)
+	}
+}
+
+// TestAccScoreHardKillRecovery_oneScoreOnce: two resources of one configuration that
+// name the same alias and address never both take the score that holds it.
+func TestAccScoreHardKillRecovery_oneScoreOnce(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	name := accName()
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{{
+			Config: emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score" "twice" {
+  count              = 2
+  score_url          = %q
+  score_id           = %q
+  wait_for_rendering = false
+  adopt_unrecorded   = true
+}
+`, accScoreURL(name), name),
+			ExpectError: errorPattern("Unable to publish score", "Give each resource its own score_id", "which another resource of this run already created or adopted"),
+		}},
+	})
+}

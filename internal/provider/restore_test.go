@@ -1,0 +1,227 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+)
+
+// restoreConfig is the configuration of the restore tests: six aliased scores whose
+// score_url is v1 or v2 (moved: the first three, after the backup), one aliased score
+// replaced with the same score_url after the backup (tainted), four unaliased ones,
+// and, after the backup, three more (late: two aliased).
+func restoreConfig(emu *testEmulator, name, moved string, late bool) string {
+	config := emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score" "aliased" {
+  count              = 6
+  score_url          = "https://cdn.example/%[1]s/${count.index < 3 ? %[2]q : "v1"}/${count.index}.sib"
+  score_id           = "%[1]s-bk-${count.index}"
+  wait_for_rendering = false
+}
+resource "mediaplatform_score" "same" {
+  score_url          = "https://cdn.example/%[1]s/same.sib"
+  score_id           = "%[1]s-same"
+  wait_for_rendering = false
+}
+resource "mediaplatform_score" "plain" {
+  count              = 4
+  score_url          = "https://cdn.example/%[1]s/plain-${count.index}.sib"
+  wait_for_rendering = false
+}
+`, name, moved)
+	if late {
+		config += fmt.Sprintf(`
+resource "mediaplatform_score" "late" {
+  count              = 3
+  score_url          = "https://cdn.example/%[1]s/late-${count.index}.sib"
+  score_id           = count.index < 2 ? "%[1]s-late-${count.index}" : null
+  wait_for_rendering = false
+}
+`, name)
+	}
+	return config
+}
+
+// TestAccScoreRestore (issue 41 item 3): after an apply, the platform is restored to
+// an older backup. The scores created since are gone; three aliases are held again by
+// the older scores of another score_url that the state's scores replaced, and one by
+// the older score of the same score_url. The plan shows what the apply does (the
+// three moved scores and the same one replaced, the three late ones created, nothing
+// else), the apply converges in one run without an import, and the older scores are
+// not left behind: before, the plan promised creates the platform refused (the alias
+// is used by another score), and the next plan wanted the same creates.
+func TestAccScoreRestore(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	ctl := emu.control(t, "backup and restore")
+	name := accName()
+	var backup emulator.ScoreBackup
+	var before map[string]string // alias → UUID at the backup
+	replaced := []plancheck.PlanCheck{}
+	for _, address := range []string{"mediaplatform_score.aliased[0]", "mediaplatform_score.aliased[1]",
+		"mediaplatform_score.aliased[2]", "mediaplatform_score.same"} {
+		replaced = append(replaced, plancheck.ExpectResourceAction(address, plancheck.ResourceActionReplace))
+	}
+	for i := range 3 {
+		replaced = append(replaced, plancheck.ExpectResourceAction(fmt.Sprintf("mediaplatform_score.late[%d]", i), plancheck.ResourceActionCreate))
+	}
+	for i := 3; i < 6; i++ {
+		replaced = append(replaced, plancheck.ExpectResourceAction(fmt.Sprintf("mediaplatform_score.aliased[%d]", i), plancheck.ResourceActionNoop))
+	}
+	for i := range 4 {
+		replaced = append(replaced, plancheck.ExpectResourceAction(fmt.Sprintf("mediaplatform_score.plain[%d]", i), plancheck.ResourceActionNoop))
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{{
+			Config: restoreConfig(emu, name, "v1", false),
+			Check: func(*terraform.State) error {
+				backup = ctl.BackupScores()
+				before = aliasesOn(t, emu)
+				return nil
+			},
+		}, {
+			// After the backup: three scores move to v2 (replaced, same alias), one is
+			// replaced with its score_url, three more are created.
+			Config: restoreConfig(emu, name, "v2", true),
+			Taint:  []string{"mediaplatform_score.same"},
+			Check:  wantScores(ctl, 14),
+		}, {
+			PreConfig: func() { ctl.RestoreScores(backup) },
+			Config:    restoreConfig(emu, name, "v2", true),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: replaced,
+			},
+			Check: func(s *terraform.State) error {
+				after := aliasesOn(t, emu)
+				for i := range 3 {
+					alias := fmt.Sprintf("%s-bk-%d", name, i)
+					if after[alias] == before[alias] {
+						return fmt.Errorf("alias %s is still held by the restored score %s of v1", alias, before[alias])
+					}
+				}
+				return wantScores(ctl, 14)(s)
+			},
+		}},
+	})
+}
+
+// aliasesOn maps each alias on the platform to the UUID of the score that holds it.
+func aliasesOn(t *testing.T, emu *testEmulator) map[string]string {
+	t.Helper()
+	c, err := emu.newClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Close(context.Background()) }()
+	scores, err := c.ListAllScores(context.Background(), client.ScoreCriteria{}, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := map[string]string{}
+	for _, s := range scores {
+		if s.Alias != "" {
+			held[s.Alias] = s.ID
+		}
+	}
+	return held
+}
+
+// TestAccScoreRestore_newerHolderNotAdopted: a score this state recorded is deleted out
+// of band and its alias taken by a newer score (another configuration's publish): the
+// provider does not take that score as the state's, and the apply fails on the alias
+// as before, naming what to do.
+func TestAccScoreRestore_newerHolderNotAdopted(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	ctl := emu.control(t, "score counts")
+	alias := accName()
+	config := emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  score_url          = %q
+  score_id           = %q
+  wait_for_rendering = false
+}
+`, accScoreURL(alias), alias)
+	var mine string
+	var theirs *client.Score
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{{
+			Config: config,
+			Check: func(s *terraform.State) error {
+				mine = s.RootModule().Resources["mediaplatform_score.test"].Primary.ID
+				return nil
+			},
+		}, {
+			PreConfig: func() {
+				c := emu.client(t)
+				if err := c.DeleteScore(context.Background(), mine, false); err != nil {
+					t.Fatal(err)
+				}
+				var err error
+				if theirs, err = c.PublishScore(context.Background(), client.PublishScoreInput{
+					ScoreURL: accScoreURL(alias + "-theirs"), Alias: alias,
+				}); err != nil {
+					t.Fatal(err)
+				}
+				emu.deleteAtCleanup(t)(theirs.ID)
+				_ = c.Close(context.Background())
+			},
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("mediaplatform_score.test", plancheck.ResourceActionCreate)},
+			},
+			ExpectError: errorPattern("Unable to publish score", "is used by another score"),
+		}},
+	})
+	if _, ok := ctl.Score(theirs.ID); !ok {
+		t.Errorf("the other configuration's score %s under %q is gone", theirs.ID, alias)
+	}
+}
+
+// TestAccScoreRestore_destroy: after a restore, destroying a resource whose state's
+// score is gone deletes the restored score that holds its alias, which the refresh
+// took as the resource's, instead of leaving it on the platform.
+func TestAccScoreRestore_destroy(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	ctl := emu.control(t, "backup and restore")
+	alias := accName()
+	config := func(version string) string {
+		return emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  score_url          = "https://cdn.example/%[1]s/%[2]s.sib"
+  score_id           = %[1]q
+  wait_for_rendering = false
+}
+`, alias, version)
+	}
+	var backup emulator.ScoreBackup
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{{
+			Config: config("v1"),
+			Check: func(*terraform.State) error {
+				backup = ctl.BackupScores()
+				return nil
+			},
+		}, {
+			Config: config("v2"),
+		}, {
+			PreConfig: func() { ctl.RestoreScores(backup) },
+			Config:    emu.providerConfig(),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("mediaplatform_score.test", plancheck.ResourceActionDestroy)},
+			},
+			Check: wantScores(ctl, 0),
+		}},
+	})
+}
