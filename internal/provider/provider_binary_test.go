@@ -59,6 +59,7 @@ func TestAccProviderBinary(t *testing.T) {
 		{"every setting from its environment variable alone", testEverySettingFromTheEnvironment},
 		{"the corporate networks guide's CI recipe, from the environment through a proxy", testCorporateGuideFromTheEnvironment},
 		{"30 creates share their rendering wait", testSharedRenderWait},
+		{"warnings of a platform restored, and of scores adopted after a hard kill", testWarningsOfAChangedPlatform},
 	} {
 		t.Run(sub.name, func(t *testing.T) {
 			t.Parallel()

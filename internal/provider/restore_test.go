@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -224,4 +226,73 @@ resource "mediaplatform_score" "test" {
 			Check: wantScores(ctl, 0),
 		}},
 	})
+}
+
+// testWarningsOfAChangedPlatform runs through the CLI what the resource.Test tests above
+// cannot read: the warnings. After a restore, the plan warns for each score taken as
+// a resource's, naming its alias, the UUID gone and the UUID taken, and shows the
+// replacement; after a hard kill, the apply with adopt_unrecorded warns for each score
+// adopted, naming it.
+func testWarningsOfAChangedPlatform(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+	emu := newTestEmulator(t)
+	ctl := emu.control(t, "backup and restore")
+	alias := accName()
+	config := func(version string, adopt bool) string {
+		return fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  score_url          = "https://cdn.example/%[1]s/%[2]s.sib"
+  score_id           = %[1]q
+  wait_for_rendering = false
+}
+resource "mediaplatform_score" "orphan" {
+  score_url          = "https://cdn.example/%[1]s/orphan.sib"
+  score_id           = "%[1]s-orphan"
+  wait_for_rendering = false
+  adopt_unrecorded   = %[3]t
+}
+`, alias, version, adopt)
+	}
+	w := newWorkspace(t, emu, config("v1", false))
+	w.run("apply", "-auto-approve", "-target=mediaplatform_score.test")
+	held := aliasesOn(t, emu)[alias]
+	backup := ctl.BackupScores()
+	w.write(config("v2", false))
+	w.run("apply", "-auto-approve", "-target=mediaplatform_score.test")
+	gone := aliasesOn(t, emu)[alias]
+	ctl.RestoreScores(backup)
+
+	out := w.run("plan", "-target=mediaplatform_score.test")
+	for _, want := range []*regexp.Regexp{
+		errorPattern("Warning: Score restored from a backup taken as this resource's", "Score "+gone, alias,
+			"is held by score "+held),
+		errorPattern("mediaplatform_score.test must be replaced"),
+		errorPattern("Plan: 1 to add, 0 to change, 1 to destroy."),
+	} {
+		if !want.MatchString(out) {
+			t.Errorf("the plan after the restore lacks %q:\n%s", want, out)
+		}
+	}
+	w.run("apply", "-auto-approve", "-target=mediaplatform_score.test")
+
+	// A hard kill: the orphan's score was published, and no state holds it.
+	c := emu.client(t)
+	s, err := c.PublishScore(t.Context(), client.PublishScoreInput{
+		ScoreURL: fmt.Sprintf("https://cdn.example/%s/orphan.sib", alias), Alias: alias + "-orphan",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = c.Close(t.Context())
+	w.write(config("v2", true))
+	out = w.run("apply", "-auto-approve")
+	if want := errorPattern("Warning: Score adopted", "Nothing to do: score "+s.ID, alias+"-orphan", "is this resource's now"); !want.MatchString(out) {
+		t.Errorf("the apply that adopted %s lacks %q:\n%s", s.ID, want, out)
+	}
+	if out := w.run("plan"); !strings.Contains(out, "No changes.") {
+		t.Errorf("after the restore and the adoption the plan is not empty:\n%s", out)
+	}
+	if n := ctl.Stats().Scores; n != 2 {
+		t.Errorf("the platform holds %d scores, want 2", n)
+	}
+	w.run("destroy", "-auto-approve")
 }
