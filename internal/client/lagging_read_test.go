@@ -1,0 +1,75 @@
+package client
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+)
+
+// TestRefreshRecordedScoreLaggingRead: a score whose reads lag its creation by 1.5 s is
+// found by RefreshRecordedScore, which reads it again and says so at WARN; a few GETs,
+// not a busy loop.
+func TestRefreshRecordedScoreLaggingRead(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{Faults: emulator.Faults{LaggingReadsMs: 1500}})
+	c := env.client()
+	s, err := c.PublishScore(env.ctx, PublishScoreInput{ScoreURL: "https://cdn.example/lag.sib"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.GetScore(env.ctx, s.ID); !IsNotFound(err) {
+		t.Fatalf("the emulator's reads do not lag: %v", err)
+	}
+	get := "GET " + env.emu.PublishingURL("") + "/scores/{id}"
+	before := env.stats().Requests[get]
+	got, err := c.RefreshRecordedScore(env.ctx, s.ID, s.CreatedAt)
+	if err != nil || got.ID != s.ID {
+		t.Fatalf("RefreshRecordedScore = %v, %v; want the score", got, err)
+	}
+	// 1.5 s of lag with pauses of 0.25, 0.5, 1 and 2 s: at most 5 GETs even if the
+	// machine is slow.
+	if n := env.stats().Requests[get] - before; n < 2 || n > 6 {
+		t.Errorf("the refresh made %d GETs, want 2 to 6", n)
+	}
+	if !strings.Contains(env.logs.String(), "the platform's reads may lag its writes") {
+		t.Errorf("no WARN said that the read was repeated:\n%s", env.logs.String())
+	}
+}
+
+// TestRefreshRecordedScoreGone: a 404 for a score older than ReadLagWindow is taken at
+// its word at once, one GET; and the wait on a young score ends with its context
+// without reporting it gone.
+func TestRefreshRecordedScoreGone(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{})
+	c := env.client()
+	s, err := c.PublishScore(env.ctx, PublishScoreInput{ScoreURL: "https://cdn.example/gone.sib"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DeleteScore(env.ctx, s.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	get := "GET " + env.emu.PublishingURL("") + "/scores/{id}"
+	before := env.stats().Requests[get]
+	if _, err := c.RefreshRecordedScore(env.ctx, s.ID, s.CreatedAt.Add(-ReadLagWindow)); !IsNotFound(err) {
+		t.Errorf("an old score's 404: %v, want NotFound", err)
+	}
+	if n := env.stats().Requests[get] - before; n != 1 {
+		t.Errorf("an old score's 404 cost %d GETs, want 1", n)
+	}
+
+	ctx, cancel := context.WithTimeout(env.ctx, 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = c.RefreshRecordedScore(ctx, s.ID, s.CreatedAt)
+	if err == nil || IsNotFound(err) {
+		t.Errorf("an interrupted wait on a young score: %v, want an error that is not NotFound", err)
+	}
+	if took := time.Since(start); took > ReadLagWindow/2 {
+		t.Errorf("the interrupted wait took %s", took)
+	}
+}
