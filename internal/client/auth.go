@@ -147,8 +147,7 @@ func (c *Client) discover(ctx context.Context, base string) (*authEndpoints, err
 
 // grant runs the password grant and returns a new token.
 func (c *Client) grant(ctx context.Context) (*AccessToken, error) {
-	ep, err := c.authEndpoints(ctx)
-	if err != nil {
+	if _, err := c.authEndpoints(ctx); err != nil {
 		return nil, err
 	}
 	basic, err := c.basicCredential()
@@ -160,20 +159,24 @@ func (c *Client) grant(ctx context.Context) (*AccessToken, error) {
 		TokenType   string  `json:"token_type"`
 		ExpiresIn   flexInt `json:"expires_in"`
 	}
-	start := time.Now()
-	resp, err := c.do(ctx, &request{
-		method: http.MethodPost,
-		url:    ep.ropc,
-		form: url.Values{
-			"grant_type": {"password"},
-			"username":   {c.cfg.Username},
-			"password":   {c.cfg.Password},
-		},
-		basic:  basic,
-		accept: "application/json",
-		// A duplicate grant only leaves a spare token that expires on its own.
-		retrySafe: true,
-	}, &out)
+	var start time.Time
+	resp, err := c.discovered(ctx, http.MethodPost, "auth:ropc-default", func(ep *authEndpoints) string { return ep.ropc },
+		func(href string) (*response, error) {
+			start = time.Now()
+			return c.do(ctx, &request{
+				method: http.MethodPost,
+				url:    href,
+				form: url.Values{
+					"grant_type": {"password"},
+					"username":   {c.cfg.Username},
+					"password":   {c.cfg.Password},
+				},
+				basic:  basic,
+				accept: "application/json",
+				// A duplicate grant only leaves a spare token that expires on its own.
+				retrySafe: true,
+			}, &out)
+		})
 	if err != nil {
 		var apiErr *APIError
 		if errors.As(err, &apiErr) && resp != nil {
@@ -230,25 +233,31 @@ func (c *Client) tokenLinksFor(ctx context.Context, tok *AccessToken) (*tokenLin
 	if err != nil {
 		return nil, err
 	}
+	c.keepTokenLinks(tok, links, false)
+	return links, nil
+}
+
+// keepTokenLinks stores links on the token held when it is tok: when it has none, or
+// in place of those it has when replace is set.
+func (c *Client) keepTokenLinks(tok *AccessToken, links *tokenLinks, replace bool) {
 	c.token.update(func(cur *AccessToken) (*AccessToken, bool) {
-		if cur == nil || cur.Token != tok.Token || cur.links != nil {
+		if cur == nil || cur.Token != tok.Token || (cur.links != nil && !replace) {
 			return cur, false
 		}
 		next := *cur
 		next.links = links
 		return &next, true
 	})
-	return links, nil
 }
 
 // readTokenLinks reads tok's token information resource for its links.
 func (c *Client) readTokenLinks(ctx context.Context, tok *AccessToken) (*tokenLinks, error) {
-	ep, err := c.authEndpoints(ctx)
-	if err != nil {
-		return nil, err
-	}
 	var info tokenInfoDoc
-	resp, err := c.do(ctx, &request{method: http.MethodGet, url: ep.tokenInfo, auth: authBearer, cred: tok.Token}, &info)
+	resp, err := c.discovered(ctx, http.MethodGet, "auth:token", func(ep *authEndpoints) string { return ep.tokenInfo },
+		func(href string) (*response, error) {
+			info = tokenInfoDoc{}
+			return c.do(ctx, &request{method: http.MethodGet, url: href, auth: authBearer, cred: tok.Token}, &info)
+		})
 	if err != nil {
 		return nil, fmt.Errorf("reading platform token information: %w", err)
 	}
@@ -297,13 +306,17 @@ func (c *Client) extend(ctx context.Context, tok *AccessToken) (*AccessToken, er
 	if err != nil {
 		return nil, err
 	}
-	start := time.Now()
+	var start time.Time
 	var info tokenInfoDoc
-	resp, err := c.do(ctx, &request{
-		method: http.MethodPost, url: links.extend, auth: authBearer, cred: tok.Token,
-		// Extending twice only sets the same new expiry.
-		retrySafe: true,
-	}, &info)
+	resp, err := c.viaTokenLinks(ctx, tok, links, http.MethodPost, "auth-token:extend", func(l *tokenLinks) string { return l.extend },
+		func(href string) (*response, error) {
+			start, info = time.Now(), tokenInfoDoc{}
+			return c.do(ctx, &request{
+				method: http.MethodPost, url: href, auth: authBearer, cred: tok.Token,
+				// Extending twice only sets the same new expiry.
+				retrySafe: true,
+			}, &info)
+		})
 	if err != nil {
 		return nil, fmt.Errorf("extending platform token: %w", err)
 	}
@@ -367,16 +380,37 @@ func (c *Client) removeToken(ctx context.Context, tok *AccessToken, exiting bool
 		return fmt.Errorf("removing platform token: %w", err)
 	}
 	if exiting {
-		status, err := c.exitCall(maskCredential(ctx, tok.Token), http.MethodDelete, links.removal,
+		removal := links.removal
+		status, err := c.exitCall(maskCredential(ctx, tok.Token), http.MethodDelete, removal,
 			http.Header{"Authorization": {"Bearer " + tok.Token}})
+		if err == nil && (status == http.StatusNotFound || status == http.StatusGone) {
+			// The removal link may have moved with the token service (followMoved): a 404
+			// counts as removed only where the token's links still lead.
+			fresh, ferr := c.freshTokenLinks(ctx, tok)
+			switch {
+			case IsUnauthorized(ferr):
+				status = http.StatusUnauthorized // the token is already invalid
+			case ferr == nil && fresh.removal != removal:
+				removal = fresh.removal
+				status, err = c.exitCall(maskCredential(ctx, tok.Token), http.MethodDelete, removal,
+					http.Header{"Authorization": {"Bearer " + tok.Token}})
+			}
+		}
 		switch {
 		case err != nil:
 			return fmt.Errorf("removing platform token: %w", err)
 		case status/100 != 2 && status != http.StatusSeeOther && status != http.StatusUnauthorized && status != http.StatusNotFound:
-			return fmt.Errorf("removing platform token: DELETE %s answered HTTP %d", pathOf(mustParse(links.removal)), status)
+			return fmt.Errorf("removing platform token: DELETE %s answered HTTP %d", pathOf(mustParse(removal)), status)
 		}
 	} else {
-		_, err = c.do(ctx, &request{method: http.MethodDelete, url: links.removal, auth: authBearer, cred: tok.Token}, nil)
+		_, err = c.viaTokenLinks(ctx, tok, links, http.MethodDelete, "auth-token:removal", func(l *tokenLinks) string { return l.removal },
+			func(href string) (*response, error) {
+				return c.do(ctx, &request{method: http.MethodDelete, url: href, auth: authBearer, cred: tok.Token}, nil)
+			})
+		var moved *TokenServiceMovedError
+		if errors.As(err, &moved) && moved.Again == "" && moved.Status == http.StatusNotFound {
+			err = nil // the token's links still lead there: the token is gone
+		}
 		if err != nil && !IsUnauthorized(err) && !IsNotFound(err) {
 			return fmt.Errorf("removing platform token: %w", err)
 		}

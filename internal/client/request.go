@@ -196,11 +196,10 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 // tokenStillValid reports whether the platform still takes the token cred: its
 // token information answers 2xx. Any other answer, or none, says that it may not.
 func (c *Client) tokenStillValid(ctx context.Context, cred string) bool {
-	ep, err := c.authEndpoints(ctx)
-	if err != nil {
-		return false
-	}
-	_, err = c.do(ctx, &request{method: http.MethodGet, url: ep.tokenInfo, auth: authBearer, cred: cred}, nil)
+	_, err := c.discovered(ctx, http.MethodGet, "auth:token", func(ep *authEndpoints) string { return ep.tokenInfo },
+		func(href string) (*response, error) {
+			return c.do(ctx, &request{method: http.MethodGet, url: href, auth: authBearer, cred: cred}, nil)
+		})
 	return err == nil
 }
 

@@ -31,13 +31,81 @@ type authState struct {
 	mu       sync.Mutex
 	lifetime time.Duration
 	tokens   map[string]*accessToken
+	// moved is 0 while the token service is at its first home, else the status its
+	// first home's paths answer since MoveTokenService (404 or 410).
+	moved int
 }
 
 func (a *authState) reset() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.tokens = map[string]*accessToken{}
+	a.moved = 0
 }
+
+// tokenHome is where the token service serves: the paths /auth links to.
+type tokenHome struct{ identityProviders, ropc, tokenInfo, tokenExtend string }
+
+// tokenHomes are the token service's first home and the one MoveTokenService moves it
+// to, as an upgrade of the identity service may: a client that follows /auth finds
+// either, and one that kept the links it found before the move meets 404 or 410.
+var tokenHomes = [2]tokenHome{
+	{identityProvidersURL, ropcPath, tokenInfoPath, tokenExtendPath},
+	{MovedTokenService + "/identity-providers", MovedTokenService + "/oauth2/ropc/default",
+		MovedTokenService + "/tokens/current", MovedTokenService + "/tokens/current/extension"},
+}
+
+// MovedTokenService is the path under which the token service serves once moved
+// (MoveTokenService).
+const MovedTokenService = "/auth/v2"
+
+// home returns the token service's home in force.
+func (a *authState) home() tokenHome {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.moved != 0 {
+		return tokenHomes[1]
+	}
+	return tokenHomes[0]
+}
+
+// MoveTokenService moves the token service to its second home, as an upgrade of the
+// identity service may while clients run: from now on /auth links to the new paths of
+// the identity providers, the password grant and the token resource, and the old ones
+// answer status (404, or 410 Gone; anything else is taken as 404). Tokens granted
+// before stay valid. Reset moves it back.
+func (e *Emulator) MoveTokenService(status int) {
+	if status != http.StatusGone {
+		status = http.StatusNotFound
+	}
+	e.auth.mu.Lock()
+	defer e.auth.mu.Unlock()
+	e.auth.moved = status
+}
+
+// atHome serves a route of the token service's home i while it is in force. The
+// other home's paths answer as the platform answers an address it does not serve: the
+// first home's, once moved, with the status of the move; the second's, before it, 404.
+func (e *Emulator) atHome(i int, next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		e.auth.mu.Lock()
+		moved := e.auth.moved
+		e.auth.mu.Unlock()
+		switch {
+		case i == 0 && moved == http.StatusGone:
+			writeProblem(w, http.StatusGone, "auth", "GONE", "the token service has moved: read /auth for its address",
+				map[string]any{"path": r.URL.Path})
+		case (i == 0) != (moved == 0):
+			writeProblem(w, http.StatusNotFound, "auth", "NOT_FOUND", "no resource at "+r.URL.Path,
+				map[string]any{"path": r.URL.Path})
+		default:
+			next(w, r)
+		}
+	}
+}
+
+// isGrantPath reports whether path is the password grant of either home.
+func isGrantPath(path string) bool { return path == tokenHomes[0].ropc || path == tokenHomes[1].ropc }
 
 func (t *accessToken) alive(now time.Time) bool { return !t.removed && now.Before(t.expiresAt) }
 
@@ -68,11 +136,13 @@ func (a *authState) expireAll() {
 func (e *Emulator) routeAuth() {
 	e.auth.lifetime = e.opts.TokenLifetime
 	e.handle("GET "+authPath, e.handleAuthRoot)
-	e.handle("GET "+identityProvidersURL, e.handleIdentityProviders)
-	e.handle("POST "+ropcPath, e.handlePasswordGrant)
-	e.handle("GET "+tokenInfoPath, e.withToken(e.handleTokenInfo))
-	e.handle("POST "+tokenExtendPath, e.withToken(e.handleTokenExtend))
-	e.handle("DELETE "+tokenInfoPath, e.withToken(e.handleTokenRemoval))
+	for i, home := range tokenHomes {
+		e.handle("GET "+home.identityProviders, e.atHome(i, e.handleIdentityProviders))
+		e.handle("POST "+home.ropc, e.atHome(i, e.handlePasswordGrant))
+		e.handle("GET "+home.tokenInfo, e.atHome(i, e.withToken(e.handleTokenInfo)))
+		e.handle("POST "+home.tokenExtend, e.atHome(i, e.withToken(e.handleTokenExtend)))
+		e.handle("DELETE "+home.tokenInfo, e.atHome(i, e.withToken(e.handleTokenRemoval)))
+	}
 }
 
 // link is a HAL link object.
@@ -85,22 +155,22 @@ type link struct {
 func links(href string) []link { return []link{{Href: href}} }
 
 func (e *Emulator) handleAuthRoot(w http.ResponseWriter, r *http.Request) {
-	base := baseURL(r)
+	base, home := baseURL(r), e.auth.home()
 	writeHAL(w, http.StatusOK, map[string]any{"_links": map[string]any{
 		"self":                    link{Href: base + authPath},
-		"auth:identity-providers": links(base + identityProvidersURL),
-		"auth:token":              []link{{Href: base + tokenInfoPath, Name: "current"}},
+		"auth:identity-providers": links(base + home.identityProviders),
+		"auth:token":              []link{{Href: base + home.tokenInfo, Name: "current"}},
 	}})
 }
 
 func (e *Emulator) handleIdentityProviders(w http.ResponseWriter, r *http.Request) {
-	base := baseURL(r)
+	base, home := baseURL(r), e.auth.home()
 	writeHAL(w, http.StatusOK, map[string]any{
-		"_links": map[string]any{"self": link{Href: base + identityProvidersURL}},
+		"_links": map[string]any{"self": link{Href: base + home.identityProviders}},
 		"_embedded": map[string]any{"auth:identity-provider": []any{
 			// A non-oauth provider first, so that clients must choose.
 			map[string]any{"kind": "saml", "_links": map[string]any{}},
-			map[string]any{"kind": "oauth", "_links": map[string]any{"auth:ropc-default": links(base + ropcPath)}},
+			map[string]any{"kind": "oauth", "_links": map[string]any{"auth:ropc-default": links(base + home.ropc)}},
 		}},
 	})
 }
@@ -233,27 +303,24 @@ func (e *Emulator) withUser(next func(http.ResponseWriter, *http.Request, *User)
 // tokenInfo renders the token information document (contract B5); with the
 // IAMTokenExpiry reading (§V8) the expiry is given only as iamToken.expiresAt.
 func (e *Emulator) tokenInfo(r *http.Request, token string, expiresAt time.Time) map[string]any {
-	base := baseURL(r)
+	base, home := baseURL(r), e.auth.home()
+	tokenLinks := map[string]any{
+		"self":               link{Href: base + home.tokenInfo},
+		"auth-token:extend":  links(base + home.tokenExtend),
+		"auth-token:removal": links(base + home.tokenInfo),
+	}
 	if e.readings().IAMTokenExpiry {
 		return map[string]any{
 			"accessToken": token,
 			"iamToken":    map[string]any{"expiresAt": formatTime(expiresAt)},
-			"_links": map[string]any{
-				"self":               link{Href: base + tokenInfoPath},
-				"auth-token:extend":  links(base + tokenExtendPath),
-				"auth-token:removal": links(base + tokenInfoPath),
-			},
+			"_links":      tokenLinks,
 		}
 	}
 	return map[string]any{
 		"accessToken": token,
 		"expiresAt":   formatTime(expiresAt),
 		"expiresIn":   max(0, int(time.Until(expiresAt).Round(time.Second)/time.Second)),
-		"_links": map[string]any{
-			"self":               link{Href: base + tokenInfoPath},
-			"auth-token:extend":  links(base + tokenExtendPath),
-			"auth-token:removal": links(base + tokenInfoPath),
-		},
+		"_links":      tokenLinks,
 	}
 }
 
@@ -296,7 +363,7 @@ func (e *Emulator) handleTokenExtend(w http.ResponseWriter, r *http.Request, tok
 		return
 	}
 	if e.readings().SeeOtherWrites {
-		seeOther(w, baseURL(r)+tokenInfoPath)
+		seeOther(w, baseURL(r)+e.auth.home().tokenInfo)
 		return
 	}
 	writeHAL(w, http.StatusOK, e.tokenInfo(r, token, expiresAt))

@@ -277,7 +277,7 @@ func (f *faultState) apply(w http.ResponseWriter, r *http.Request, route string)
 		kind.name = strings.ToUpper(strings.ReplaceAll(http.StatusText(status), " ", "_"))
 		kind.oauth, kind.message = "server_error", http.StatusText(status)
 	}
-	if r.URL.Path == ropcPath {
+	if isGrantPath(r.URL.Path) {
 		// The token endpoint answers in the OAuth 2.0 error form (contract B3).
 		oauthError(w, status, kind.oauth, kind.message)
 		return false, false

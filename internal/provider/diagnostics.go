@@ -54,6 +54,7 @@ func causeLead(err error) string {
 	var countErr *client.CountError
 	var pagingErr *client.PagingError
 	var changedErr *client.ListChangedError
+	var movedErr *client.TokenServiceMovedError
 	switch {
 	case errors.Is(err, context.Canceled):
 		return interruptedLead
@@ -110,6 +111,8 @@ func causeLead(err error) string {
 		// An HTML page may come from anything on the way (contract §V): never conclude
 		// from its status alone that the credentials lack a right or the platform failed.
 		return htmlPageLead(apiErr)
+	case errors.As(err, &movedErr):
+		return tokenServiceMovedLead(movedErr)
 	case client.IsAdminLoginRefused(err):
 		return "The administrator API login (admin_username/admin_password at admin_url) was refused. " +
 			"Check admin_username and admin_password."
@@ -132,6 +135,19 @@ func causeLead(err error) string {
 			"provider retried where that is safe. Run again later; if it persists, ask the platform's operators.", apiErr.Status)
 	}
 	return ""
+}
+
+// tokenServiceMovedLead is the first sentence for a link of the token flow that answered
+// 404 or 410 even after the provider read /auth again: the token service moved, or is
+// moving, and the provider's settings are not at fault.
+func tokenServiceMovedLead(e *client.TokenServiceMovedError) string {
+	again := "and /auth, read again, still leads there"
+	if e.Again != "" {
+		again = fmt.Sprintf("and so did %s, where /auth leads when read again", e.Again)
+	}
+	return fmt.Sprintf("The platform's token service has moved or is moving: %s %s, where its /auth document led, answered "+
+		"HTTP %d, %s. Run again once the platform's upgrade is complete, or ask its operators. The provider's settings "+
+		"(platform_url) are not at fault, and this call changed nothing.", e.Method, e.Path, e.Status, again)
 }
 
 // interruptedLead is the first sentence for a call stopped by an interrupt (Ctrl-C).
