@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
@@ -132,6 +133,53 @@ resource "mediaplatform_score" "twice" {
 }
 `, accScoreURL(name), name),
 			ExpectError: errorPattern("Unable to publish score", "Give each resource its own score_id", "which another resource of this run already created or adopted"),
+		}},
+	})
+}
+
+// TestAccScoreHardKillRecovery_createBeforeDestroy: with create_before_destroy, the
+// replacement of a tainted score meets its own alias held by the score it replaces,
+// which adopt_unrecorded takes (same alias, address and user); destroying the replaced
+// object must then leave that score, now the replacement's, on the platform.
+func TestAccScoreHardKillRecovery_createBeforeDestroy(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	ctl := emu.control(t, "score counts")
+	alias := accName()
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{{
+			Config: emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  score_url          = %q
+  score_id           = %q
+  wait_for_rendering = false
+  adopt_unrecorded   = true
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+`, accScoreURL(alias), alias),
+		}, {
+			Config: emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  score_url          = %q
+  score_id           = %q
+  wait_for_rendering = false
+  adopt_unrecorded   = true
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+`, accScoreURL(alias), alias),
+			Taint: []string{"mediaplatform_score.test"},
+			Check: func(s *terraform.State) error {
+				id := s.RootModule().Resources["mediaplatform_score.test"].Primary.ID
+				if _, ok := ctl.Score(id); !ok {
+					return fmt.Errorf("the state holds score %s, which the platform does not", id)
+				}
+				return wantScores(ctl, 1)(s)
+			},
 		}},
 	})
 }

@@ -500,6 +500,14 @@ func (r *scoreResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
+	if createdInRun(r.client, state.ID.ValueString()) {
+		// With create_before_destroy, the replacement came first and adopted this very
+		// score (adopt_unrecorded): deleting it would delete the replacement's.
+		resp.Diagnostics.AddWarning("Score kept",
+			state.detail("Nothing to do: the replacement of this resource adopted this score (adopt_unrecorded), so "+
+				"destroying the replaced object leaves it on the platform, where the replacement manages it."))
+		return
+	}
 	err := r.client.DeleteScore(ctx, state.ID.ValueString(), state.PurgeOnDestroy.ValueBool())
 	if client.IsNotFound(err) && state.ScoreID.ValueString() != "" {
 		// The state's score is gone; a restored score the refresh took as this
@@ -507,7 +515,10 @@ func (r *scoreResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 		// private state nor, for a resource left out of the configuration, the refreshed
 		// one: the score is found again by the same rule.
 		held, herr := r.client.GetScore(ctx, state.ScoreID.ValueString())
-		if herr == nil && held.ID != state.ID.ValueString() && (restoredHolder(state, held) || stateRecords(state, held)) {
+		// A score that a resource of this run created or adopted is that resource's
+		// (with create_before_destroy, the replacement may have adopted it).
+		if herr == nil && held.ID != state.ID.ValueString() && (restoredHolder(state, held) || stateRecords(state, held)) &&
+			!createdInRun(r.client, held.ID) {
 			err = r.client.DeleteScore(ctx, held.ID, state.PurgeOnDestroy.ValueBool())
 		}
 	}
@@ -725,6 +736,14 @@ var createdScores = struct {
 	sync.Mutex
 	byClient map[*client.Client]map[string]bool
 }{byClient: map[*client.Client]map[string]bool{}}
+
+// createdInRun reports whether a resource of this run created or adopted the score of
+// UUID id.
+func createdInRun(c *client.Client, id string) bool {
+	createdScores.Lock()
+	defer createdScores.Unlock()
+	return createdScores.byClient[c][id]
+}
 
 // noteCreated records that a resource of this run created or adopted the score of
 // UUID id, and reports whether none had before.
