@@ -163,13 +163,32 @@ func (s sentAt) onPlatform(c *Client) time.Time {
 // alias must also have the same scoreUrl; an older one, or one of another scoreUrl,
 // is the conflict the platform's 409 would have reported. Without an alias, the
 // scores of that scoreUrl are listed: exactly one new one is adopted, several are an
-// error that lists them.
+// error that lists them. A search that finds nothing is repeated, until the publish is
+// ReadLagWindow old, where the absence may be a read lagging the write: once the
+// platform has shown lagging reads in this process, or when it answered 409 for an
+// alias its read did not find.
 func (c *Client) recoverPublish(ctx context.Context, in PublishScoreInput, sent sentAt, cause error) (*Score, error) {
 	since := func() time.Time {
 		return sent.onPlatform(c).Add(-ClockTolerance) // after the look-up, whose answer set the clock
 	}
+	// An absence may be a read lagging the publish: so it is once the platform has
+	// shown lagging reads, or answered 409 for an alias its read did not find. The
+	// search is then repeated until the publish is ReadLagWindow old.
+	doubt := c.lagShown() || IsConflict(cause)
+	pause := 250 * time.Millisecond
+	again := func() bool {
+		left := ReadLagWindow - time.Since(sent.local)
+		if !doubt || left <= 0 || sleepCtx(ctx, min(pause, left)) != nil {
+			return false
+		}
+		pause = min(2*pause, lagRereadMax)
+		return true
+	}
 	if in.Alias != "" {
 		s, err := c.GetScore(ctx, in.Alias)
+		for IsNotFound(err) && again() {
+			s, err = c.GetScore(ctx, in.Alias)
+		}
 		switch {
 		case IsNotFound(err):
 			return nil, nil
@@ -186,12 +205,17 @@ func (c *Client) recoverPublish(ctx context.Context, in PublishScoreInput, sent 
 		return s, nil
 	}
 	var found []*Score
-	for s, err := range c.AllScores(ctx, ScoreCriteria{ScoreURL: in.ScoreURL}, 0, 0) {
-		if err != nil {
-			return nil, fmt.Errorf("%w (and looking for the score by its scoreUrl failed: %w)", cause, err)
+	for len(found) == 0 {
+		for s, err := range c.AllScores(ctx, ScoreCriteria{ScoreURL: in.ScoreURL}, 0, 0) {
+			if err != nil {
+				return nil, fmt.Errorf("%w (and looking for the score by its scoreUrl failed: %w)", cause, err)
+			}
+			if s.ScoreURL == in.ScoreURL && s.Alias == "" && s.Transpose == in.Transpose && !s.CreatedAt.Before(since()) {
+				found = append(found, s)
+			}
 		}
-		if s.ScoreURL == in.ScoreURL && s.Alias == "" && s.Transpose == in.Transpose && !s.CreatedAt.Before(since()) {
-			found = append(found, s)
+		if len(found) == 0 && !again() {
+			break
 		}
 	}
 	switch len(found) {

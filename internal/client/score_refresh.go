@@ -217,6 +217,17 @@ func (c *Client) RefreshScore(ctx context.Context, idOrAlias string) (*Score, er
 // refresh: one wait of at most this long.
 const ReadLagWindow = 10 * time.Second
 
+// lagFallback is the key in Client.fallbacks of lagging reads seen: a score that
+// answered 404 moments after its creation was there after all.
+const lagFallback = "lagging-reads"
+
+// lagShown reports whether the platform has shown, in this process, that its reads
+// lag its writes.
+func (c *Client) lagShown() bool {
+	_, shown := c.fallbacks.Load(lagFallback)
+	return shown
+}
+
 // lagRereadMax is the longest pause between two reads of a score that answered 404
 // within ReadLagWindow.
 const lagRereadMax = 2 * time.Second
@@ -258,6 +269,8 @@ func (c *Client) RefreshRecordedScore(ctx context.Context, id string, createdAt 
 			tflog.Warn(c.logContext(ctx), "the score that answered 404 moments after its creation is there: the "+
 				"platform's reads lagged its writes", map[string]any{"score": id, "reads": reads,
 				"after": time.Since(start).Round(time.Millisecond).String()})
+			c.warnFallback(ctx, lagFallback, "the platform's reads lag its writes: from now on, a publish whose answer "+
+				"was lost looks for its score until it is ReadLagWindow old before publishing again", nil)
 			return s, nil
 		case !IsNotFound(err):
 			return nil, err
