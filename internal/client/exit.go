@@ -9,8 +9,9 @@ package client
 // for its last two), and after a 429 for Retry-After plus a random spread of up to as
 // much again: one refusal used up the window, and the token stayed live until it
 // expired. exitCall sends them outside the pace, repeats a 429 or 503 exactly when
-// Retry-After says (sooner would only be refused again), a failed connection at once,
-// and gives up only when the window cannot hold the next attempt.
+// Retry-After says (sooner would only be refused again; without one, after a second, as
+// the pipeline assumes), a failed connection at once, and gives up only when the window
+// cannot hold the next attempt.
 
 import (
 	"context"
@@ -51,6 +52,7 @@ func (c *Client) exitCall(ctx context.Context, method, address string, credentia
 			if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable {
 				return resp.StatusCode, nil
 			}
+			wait = unannouncedWait
 			if asked, ok := retryAfter(resp.Header); ok {
 				wait = asked
 			}

@@ -30,6 +30,11 @@ const (
 	maxRetryAfterWait = 30 * time.Second
 	// rateLimitBudget is the time one call may spend retrying 429 answers.
 	rateLimitBudget = 2 * time.Minute
+	// unannouncedWait is the wait taken for a 429 or 503 without Retry-After, which RFC
+	// 6585 §4 makes optional: one second, the window of the common per-second limits.
+	// After a 429 the gate then learns the pace from it as from a Retry-After; retried
+	// sooner, a request meets the same full window again.
+	unannouncedWait = time.Second
 )
 
 // RetryAfterError is a 429 or 503 answer whose Retry-After asks for a longer wait
@@ -83,6 +88,9 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 			break
 		}
 		asked, hasRetryAfter := retryAfter(resp.Header)
+		if !hasRetryAfter {
+			asked = unannouncedWait
+		}
 		elapsed := time.Since(info.start)
 		if resp.StatusCode == http.StatusTooManyRequests {
 			info.rateLimited++

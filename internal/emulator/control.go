@@ -37,6 +37,9 @@ type Faults struct {
 	// RateLimitPerSecond answers 429 with Retry-After once more requests than this
 	// arrive within one second; 0 means no limit.
 	RateLimitPerSecond int `json:"rateLimitPerSecond"`
+	// RateLimitWithoutRetryAfter: the rate limit's 429 carries no Retry-After, which
+	// RFC 6585 §4 makes optional; the client must find the pace by itself.
+	RateLimitWithoutRetryAfter bool `json:"rateLimitWithoutRetryAfter,omitempty"`
 	// DropRate is the share (0 to 1) of requests that take effect and then get no
 	// answer: the handler runs to the end, its response is discarded and the
 	// connection is closed (HTTP/2: the stream is reset). The client sees a
@@ -114,6 +117,8 @@ type faultState struct {
 	caPool      *x509.CertPool
 	window      time.Time
 	windowCount int
+	// limited counts the requests the rate limit refused (Stats.RateLimited).
+	limited int
 	// steps are the changes of faults.ClockOffsetSeconds, oldest first: the platform's
 	// clock stepped to offset at the moment at (this machine's clock).
 	steps []clockStep
@@ -134,6 +139,7 @@ func (f *faultState) start(faults Faults) {
 	f.steps = nil
 	f.window = time.Time{}
 	f.windowCount = 0
+	f.limited = 0
 	f.mu.Unlock()
 	f.setFrom(time.Time{}, faults)
 }
@@ -178,6 +184,13 @@ func (f *faultState) get() Faults {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.faults.clone()
+}
+
+// rateLimited returns how many requests the rate limit refused.
+func (f *faultState) rateLimited() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.limited
 }
 
 // clock is the platform's clock as it stands: the offset of each moment is the one in
@@ -230,6 +243,10 @@ func (f *faultState) decide(route string) (faults Faults, status, retryAfter int
 		}
 		f.windowCount++
 		if f.windowCount > limit {
+			f.limited++
+			if faults.RateLimitWithoutRetryAfter {
+				return faults, http.StatusTooManyRequests, -1, false
+			}
 			// The window is one second long: retrying after 1 s always meets a new one.
 			return faults, http.StatusTooManyRequests, 1, false
 		}
@@ -262,8 +279,8 @@ func (f *faultState) apply(w http.ResponseWriter, r *http.Request, route string)
 	if status == 0 {
 		return true, drop
 	}
-	if status == http.StatusTooManyRequests && retryAfter <= 0 {
-		retryAfter = 1 // a 429 always carries Retry-After (contract §0)
+	if status == http.StatusTooManyRequests && retryAfter == 0 {
+		retryAfter = 1 // a 429 always carries Retry-After (contract §0), unless the limit is set without (-1)
 	}
 	if retryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfter))

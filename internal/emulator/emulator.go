@@ -396,6 +396,9 @@ type Stats struct {
 	Scores       int            `json:"scores"`
 	// Views counts the existing score views: those of existing scores, expired or not.
 	Views int `json:"views"`
+	// RateLimited counts the requests the rate limit (Faults.RateLimitPerSecond)
+	// refused with 429; they count in Requests too.
+	RateLimited int `json:"rateLimited,omitempty"`
 }
 
 // TotalRequests is the sum of all request counts.
@@ -421,6 +424,7 @@ func (e *Emulator) Stats() Stats {
 		Logins:       logins,
 		LiveSessions: e.admin.live(),
 		LiveTokens:   e.auth.live(),
+		RateLimited:  e.faults.rateLimited(),
 		Scores:       e.scores.count(),
 		Views:        e.scores.viewCount(),
 	}

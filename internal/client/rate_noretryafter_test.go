@@ -1,0 +1,63 @@
+package client
+
+import (
+	"context"
+	"testing"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+)
+
+// TestRateLimitWithoutRetryAfter: a platform whose 429s carry no Retry-After (RFC 6585
+// makes it optional) admits one request a second, and ten reads come one after
+// another, as a plan's calls do. The client keeps the pace as it does with
+// Retry-After: every read succeeds, with at most 2 refusals for each request that
+// passed (its own backoff alone met the full window about three times a request).
+func TestRateLimitWithoutRetryAfter(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{})
+	c := env.client(func(cfg *Config) {
+		cfg.RetryWaitMin, cfg.RetryWaitMax = DefaultRetryWaitMin, DefaultRetryWaitMax
+	})
+	s, err := c.PublishScore(env.ctx, PublishScoreInput{ScoreURL: "https://cdn.example/pace.sib"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.emu.SetFaults(emulator.Faults{RateLimitPerSecond: 1, RateLimitWithoutRetryAfter: true})
+	before := env.stats()
+	for i := range 10 {
+		if _, err := c.GetScore(env.ctx, s.ID); err != nil {
+			t.Fatalf("read %d: %v", i, err)
+		}
+	}
+	after := env.stats()
+	refused := after.RateLimited - before.RateLimited
+	passed := after.TotalRequests() - before.TotalRequests() - refused
+	t.Logf("%d refusals for %d requests passed", refused, passed)
+	if refused == 0 || refused > 2*passed {
+		t.Errorf("%d refusals for %d requests passed; want some, and at most 2 a request", refused, passed)
+	}
+}
+
+// TestExitWithoutRetryAfter: at exit, a logout and a token removal refused with 429s
+// that carry no Retry-After are repeated after a second, not at once: within the exit
+// window each is sent at most twice.
+func TestExitWithoutRetryAfter(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{})
+	c := holdingClient(t, env)
+	env.emu.SetFaults(emulator.Faults{RateLimitPerSecond: 1, RateLimitWithoutRetryAfter: true})
+	if _, err := c.ListScores(env.ctx, ListScoresInput{}); err != nil { // the window's one request
+		t.Fatal(err)
+	}
+	before := env.stats()
+	ctx, cancel := context.WithTimeout(env.ctx, exitWindow)
+	defer cancel()
+	err := c.Close(ctx)
+	refused := env.stats().RateLimited - before.RateLimited
+	t.Logf("Close: %v; %d refusals", err, refused)
+	if refused == 0 || refused > 4 {
+		t.Errorf("the exit's two requests were refused %d times within the window, want 1 to 4", refused)
+	}
+	env.emu.SetFaults(emulator.Faults{})
+	env.emu.Expire(true, true)
+}

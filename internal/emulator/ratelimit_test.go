@@ -1,0 +1,29 @@
+package emulator
+
+import (
+	"net/http"
+	"testing"
+)
+
+// TestFaultsRateLimitWithoutRetryAfter: with rateLimitWithoutRetryAfter, a request past
+// the limit is answered 429 with no Retry-After (RFC 6585 makes it optional), and the
+// stats count each refusal.
+func TestFaultsRateLimitWithoutRetryAfter(t *testing.T) {
+	t.Parallel()
+	et := newEmuTester(t, Options{})
+	et.control(http.MethodPost, "faults", `{"rateLimitPerSecond": 1, "rateLimitWithoutRetryAfter": true}`).wantStatus(t, 200)
+	login := map[string][]string{"user": {"admin"}, "pass": {"admin-secret"}, "r": {"createsession"}}
+	et.adminForm(login).wantStatus(t, 200)
+	for range 2 {
+		res := et.adminForm(login)
+		res.wantProblem(t, 429, "admin/TOO_MANY_REQUESTS", "")
+		if v, ok := res.header["Retry-After"]; ok {
+			t.Errorf("Retry-After = %q, want none", v)
+		}
+	}
+	var st Stats
+	et.control(http.MethodGet, "stats", "").decode(t, &st)
+	if st.RateLimited != 2 {
+		t.Errorf("stats count %d requests refused by the rate limit, want 2", st.RateLimited)
+	}
+}
