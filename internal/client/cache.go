@@ -29,8 +29,8 @@ func (f *flight[T]) wait(ctx context.Context) (T, error) {
 // by exactly one goroutine at a time (single-flight); the others wait for that load
 // or, when the policy allows, go on with the value held. Every call waiting for a
 // load gets its outcome, and a failed load's error is held for as long as the load
-// took (see get): a login that met a stuck server is met once by all the calls of a
-// run, not once per call, one after another. A failed load leaves the value held as
+// took, when that was a second or more (see get): a login that met a stuck server is
+// met once by all the calls of a run, not once per call, one after another. A failed load leaves the value held as
 // it was, and a rejection of the configured credentials (see credentialsRejected) is
 // held for good: those cannot succeed on a later try, so every later get returns the
 // same error without a request. No lock is held while loading. The administrator
@@ -106,11 +106,12 @@ func (l *cache[T]) get(ctx context.Context, load func(ctx context.Context, held 
 			l.failed = nil
 		case credentialsRejected(err):
 			l.rejected = err
-		default:
+		case end.Sub(start) >= minHeldFailure:
 			// Held for as long as it took to learn: a stuck server's silence (attempts
-			// of request_timeout) is not asked again for as long, while a failure that
-			// came at once, and may have been a blip, is asked again at once.
+			// of request_timeout) is not asked again for as long.
 			l.failed, l.failedAt, l.heldUntil = err, end, end.Add(end.Sub(start))
+		default:
+			l.failed = nil
 		}
 		l.call = nil
 		l.mu.Unlock()
@@ -147,6 +148,10 @@ func (l *cache[T]) servedMeanwhile() (T, bool) {
 	var zero T
 	return zero, false
 }
+
+// minHeldFailure is the shortest failed load whose failure is held: a failure that came
+// sooner costs little to meet again, and may have been a blip.
+const minHeldFailure = time.Second
 
 // heldFailure is a load's failure returned to a call that came after it, while it is
 // held: the call sent nothing itself. It wraps the load's error, so that the call

@@ -61,6 +61,7 @@ var notAnswers = map[string]string{
 	"RedirectError": "an error", "RetryAfterError": "an error", "CountError": "an error",
 	"ForeignAnswerError": "an error", "UnreadableAnswerError": "an error", "PagingError": "an error",
 	"ListChangedError": "an error", "AmbiguousPublishError": "an error", "TLSProblem": "an error",
+	"TokenServiceMovedError": "an error",
 }
 
 // TestEveryIntegerMemberIsFlexible walks the answer types: every integer member reads
