@@ -3,7 +3,11 @@ package provider
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -12,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 )
 
 // hardKillConfig is a configuration of four aliased scores, with adopt_unrecorded set
@@ -182,4 +187,72 @@ resource "mediaplatform_score" "test" {
 			},
 		}},
 	})
+}
+
+// testHardKillRecovery kills terraform with SIGKILL while 8 aliased scores it published
+// wait for their rendering, before it saved any of them, as an out-of-memory kill or a
+// lost CI machine does; the configuration sets adopt_unrecorded. The next apply
+// succeeds in one run: it adopts every score the killed run published, warning for
+// each, publishes nothing twice, and the plan after it is empty. Before, that apply
+// stopped once per score ("Unable to publish score", import by hand).
+func testHardKillRecovery(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+	const scores = 8
+	emu := newTestEmulatorWith(t, "scores that render for seconds", emulator.Options{RenderDelay: 2 * time.Second})
+	ctl := emu.control(t, "score counts")
+	name := accName()
+	w := newWorkspace(t, emu, fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  count            = %d
+  score_url        = "https://cdn.example/%[2]s/${count.index}.sib"
+  score_id         = "%[2]s-${count.index}"
+  adopt_unrecorded = true
+}
+`, scores, name))
+	cmd := w.command("apply", "-auto-approve")
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	for deadline := time.Now().Add(90 * time.Second); ctl.Stats().Scores < scores; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the platform never held %d scores:\n%s", scores, out.String())
+		}
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	// The orphaned provider notices within a second and removes its token.
+	for deadline := time.Now().Add(15 * time.Second); ctl.Stats().LiveTokens > 0 && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	inState := 0
+	if list, err := w.command("state", "list").Output(); err == nil {
+		inState = strings.Count(string(list), "mediaplatform_score.")
+	}
+	if inState == scores {
+		t.Fatalf("the killed run saved all %d scores: the test proves nothing:\n%s", scores, out.String())
+	}
+
+	again := w.run("apply", "-auto-approve")
+	// Terraform shows one warning of a summary, and counts the others.
+	n := strings.Count(again, "Warning: Score adopted")
+	if m := regexp.MustCompile(`Warning: Score adopted[\s\S]*?\(and (\d+) more similar warnings? elsewhere\)`).FindStringSubmatch(again); m != nil {
+		more, _ := strconv.Atoi(m[1])
+		n += more
+	}
+	if n != scores-inState {
+		t.Errorf("the apply after kill -9 adopted %d scores, want the %d the killed run left out of the state:\n%s",
+			n, scores-inState, again)
+	}
+	if n := ctl.Stats().Scores; n != scores {
+		t.Errorf("after the apply the platform holds %d scores, want %d (none published twice)", n, scores)
+	}
+	if plan := w.run("plan"); !strings.Contains(plan, "No changes.") {
+		t.Errorf("after the recovery the plan is not empty:\n%s", plan)
+	}
+	t.Logf("kill -9 with %d scores published and %d in the state; the next apply adopted %d", scores, inState, scores-inState)
+	w.run("destroy", "-auto-approve")
 }

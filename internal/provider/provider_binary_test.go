@@ -60,6 +60,7 @@ func TestAccProviderBinary(t *testing.T) {
 		{"the corporate networks guide's CI recipe, from the environment through a proxy", testCorporateGuideFromTheEnvironment},
 		{"30 creates share their rendering wait", testSharedRenderWait},
 		{"warnings of a platform restored, and of scores adopted after a hard kill", testWarningsOfAChangedPlatform},
+		{"kill -9 mid-apply, recovered by adopt_unrecorded in one apply", testHardKillRecovery},
 	} {
 		t.Run(sub.name, func(t *testing.T) {
 			t.Parallel()
