@@ -44,13 +44,14 @@ resource "mediaplatform_score" "many" {
 `, scores)
 	grant := `/ropc/default$`
 	var before int
+	var start time.Time
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{
 			{Config: config},
 			{
 				PreConfig: func() {
-					before = proxy.Count(http.MethodPost, grant)
+					before, start = proxy.Count(http.MethodPost, grant), time.Now()
 					proxy.Add(faultproxy.Fault{Method: http.MethodPost, Path: grant, Latency: time.Hour})
 				},
 				Config:   config,
@@ -60,7 +61,10 @@ resource "mediaplatform_score" "many" {
 			},
 			{
 				PreConfig: func() {
-					if n := proxy.Count(http.MethodPost, grant) - before; n > stuckRetries+1 {
+					n := proxy.Count(http.MethodPost, grant) - before
+					t.Logf("the plan of %d scores sent %d token grants to the stuck identity provider and failed after %s",
+						scores, n, time.Since(start).Round(100*time.Millisecond))
+					if n > stuckRetries+1 {
 						t.Errorf("the plan of %d scores sent %d token grants to the stuck identity provider, want at most "+
 							"max_retries + 1 = %d for the whole plan", scores, n, stuckRetries+1)
 					}
@@ -87,6 +91,7 @@ data "mediaplatform_external_authentication" "many" {
 `, reads)
 	login := regexp.QuoteMeta(emu.control(t, "the administrator API's path").AdminURL("")) + `/login$`
 	proxy.Add(faultproxy.Fault{Method: http.MethodPost, Path: login, Latency: time.Hour})
+	start := time.Now()
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
@@ -95,7 +100,10 @@ data "mediaplatform_external_authentication" "many" {
 				fmt.Sprintf("max_retries = %d", stuckRetries)),
 		}},
 	})
-	if n := proxy.Count(http.MethodPost, login); n > stuckRetries+1 {
+	n := proxy.Count(http.MethodPost, login)
+	t.Logf("%d reads sent %d administrator logins to the stuck login; the run failed after %s", reads, n,
+		time.Since(start).Round(100*time.Millisecond))
+	if n > stuckRetries+1 {
 		t.Errorf("%d reads sent %d administrator logins to the stuck login, want at most max_retries + 1 = %d for the "+
 			"whole run", reads, n, stuckRetries+1)
 	}
