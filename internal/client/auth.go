@@ -147,9 +147,6 @@ func (c *Client) discover(ctx context.Context, base string) (*authEndpoints, err
 
 // grant runs the password grant and returns a new token.
 func (c *Client) grant(ctx context.Context) (*AccessToken, error) {
-	if _, err := c.authEndpoints(ctx); err != nil {
-		return nil, err
-	}
 	basic, err := c.basicCredential()
 	if err != nil {
 		return nil, err
@@ -375,6 +372,7 @@ func (c *Client) removeToken(ctx context.Context, tok *AccessToken, exiting bool
 	links, err := c.tokenLinksFor(ctx, tok)
 	switch {
 	case IsUnauthorized(err):
+		c.forgetGranted(tok.Token)
 		return nil // the token is already invalid
 	case err != nil:
 		return fmt.Errorf("removing platform token: %w", err)
@@ -415,6 +413,7 @@ func (c *Client) removeToken(ctx context.Context, tok *AccessToken, exiting bool
 			return fmt.Errorf("removing platform token: %w", err)
 		}
 	}
+	c.forgetGranted(tok.Token)
 	logDebug(ctx, "platform token removed", nil)
 	return nil
 }
