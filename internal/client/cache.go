@@ -216,6 +216,13 @@ func (l *cache[T]) update(change func(T) (T, bool)) {
 	}
 }
 
+// loading reports whether a load is under way.
+func (l *cache[T]) loading() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.call != nil
+}
+
 // closeAndTake makes every later get fail with ErrClosed, waits (bounded by
 // ctx) for a load in progress, and hands over the value held, if any.
 func (l *cache[T]) closeAndTake(ctx context.Context) (T, bool) {

@@ -72,6 +72,11 @@ type Client struct {
 	// background is the context of the work shared by many calls (SetBackground).
 	background atomic.Pointer[context.Context]
 
+	// granted are the platform tokens the token cache brought that are neither removed
+	// nor refused yet (exit.go): Close removes every one, not only the one it holds.
+	grantedMu sync.Mutex
+	granted   map[string]*AccessToken
+
 	closeOnce sync.Once
 	closeErr  error
 
@@ -226,9 +231,11 @@ func New(cfg Config) (*Client, error) {
 }
 
 // Close logs the administrator session out and removes the platform access
-// token, if the client holds them. It waits for a login in progress, is
-// bounded by ctx and is idempotent: later calls return the first result, and
-// every other call made after Close returns ErrClosed.
+// token, if the client holds them, and every token it replaced whose removal has not
+// been seen to succeed. It waits for a login in progress, is bounded by ctx and is
+// idempotent: later calls return the first result, and every other call made after
+// Close returns ErrClosed. Its error names every credential it leaves live, a grant
+// still under way when ctx ended included.
 func (c *Client) Close(ctx context.Context) error {
 	c.closeOnce.Do(func() {
 		ctx = c.logContext(ctx)
@@ -240,12 +247,14 @@ func (c *Client) Close(ctx context.Context) error {
 			if session, ok := c.session.closeAndTake(ctx); ok {
 				adminErr = c.exitLogout(ctx, session)
 			}
+			if c.session.loading() {
+				adminErr = errors.Join(adminErr, errLoginAtExit)
+			}
 		}()
 		go func() {
 			defer wg.Done()
-			if tok, ok := c.token.closeAndTake(ctx); ok {
-				tokenErr = c.removeToken(ctx, tok, true)
-			}
+			tok, ok := c.token.closeAndTake(ctx)
+			tokenErr = c.exitTokens(ctx, tok, ok)
 		}()
 		wg.Wait()
 		c.closeErr = errors.Join(adminErr, tokenErr)

@@ -15,10 +15,12 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 )
 
@@ -27,7 +29,9 @@ const exitRetryWait = 50 * time.Millisecond
 
 // exitCall sends one exit request with the credential header set, until the platform
 // answers with something else than 429 or 503 or ctx's window cannot hold another
-// attempt. It returns the status of the last answer.
+// attempt. It returns the status of the last answer, which must be the platform's: a
+// page from anything in between (a gateway's, a captive portal's) proves no logout or
+// removal, whatever its status, and is an error.
 func (c *Client) exitCall(ctx context.Context, method, address string, credential http.Header) (int, error) {
 	u, err := url.Parse(address)
 	if err != nil {
@@ -47,9 +51,13 @@ func (c *Client) exitCall(ctx context.Context, method, address string, credentia
 		wait := exitRetryWait
 		resp, err := c.http.HTTPClient.Do(req)
 		if err == nil {
-			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxAnswerBytes))
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes))
 			resp.Body.Close()
 			if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable {
+				answer := &response{status: resp.StatusCode, header: resp.Header, body: body, url: u}
+				if ferr := c.platformAnswer(&request{method: method}, answer); ferr != nil {
+					return 0, ferr
+				}
 				return resp.StatusCode, nil
 			}
 			wait = unannouncedWait
@@ -106,4 +114,84 @@ func mustParse(address string) *url.URL {
 		return &url.URL{}
 	}
 	return u
+}
+
+// errLoginAtExit and errGrantAtExit are an administrator login and a platform token
+// grant still under way when the exit's window ended: the session or the token it
+// brings is live, and nobody is left to remove it.
+var errLoginAtExit = errors.New("administrator logout failed: a login was still under way when the exit's window " +
+	"ended; the session it brings stays live until it expires")
+
+var errGrantAtExit = errors.New("removing platform token: a token grant was still under way when the exit's window " +
+	"ended; the token it brings stays live until it expires")
+
+// exitTokens removes at exit the token the client holds (held, when has) and every
+// other token its token cache brought that is still valid and not seen removed: a
+// token replaced while valid is removed in the background (renewToken), which may
+// have failed or still be under way. A grant still under way is reported: its token
+// cannot be removed any more. The error names each token left live.
+func (c *Client) exitTokens(ctx context.Context, held *AccessToken, has bool) error {
+	var tokens []*AccessToken
+	if has {
+		tokens = append(tokens, held) // the cache's own copy, with the links it learned since
+	}
+	for _, tok := range c.grantedTokens() {
+		if !has || tok.Token != held.Token {
+			tokens = append(tokens, tok)
+		}
+	}
+	var mu sync.Mutex
+	var errs []error
+	var wg sync.WaitGroup
+	for _, tok := range tokens {
+		if !tok.ExpiresAt.IsZero() && time.Now().After(tok.ExpiresAt) {
+			continue // expired on its own
+		}
+		wg.Go(func() {
+			if err := c.removeToken(ctx, tok, true); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if c.token.loading() {
+		errs = append(errs, errGrantAtExit)
+	}
+	return errors.Join(errs...)
+}
+
+// loadToken is the token cache's load (renewToken); it records the token it brings,
+// for Close.
+func (c *Client) loadToken(ctx context.Context, held *AccessToken, has bool) (*AccessToken, error) {
+	tok, err := c.renewToken(ctx, held, has)
+	if err == nil && tok != nil {
+		c.grantedMu.Lock()
+		if c.granted == nil {
+			c.granted = map[string]*AccessToken{}
+		}
+		c.granted[tok.Token] = tok
+		c.grantedMu.Unlock()
+	}
+	return tok, err
+}
+
+// forgetGranted drops token from the tokens Close removes: it was removed, or the
+// platform no longer takes it.
+func (c *Client) forgetGranted(token string) {
+	c.grantedMu.Lock()
+	defer c.grantedMu.Unlock()
+	delete(c.granted, token)
+}
+
+// grantedTokens returns the tokens the token cache brought that are not seen removed.
+func (c *Client) grantedTokens() []*AccessToken {
+	c.grantedMu.Lock()
+	defer c.grantedMu.Unlock()
+	tokens := make([]*AccessToken, 0, len(c.granted))
+	for _, tok := range c.granted {
+		tokens = append(tokens, tok)
+	}
+	return tokens
 }

@@ -96,7 +96,7 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 			}
 			cred = s
 		case authPlatform:
-			t, err := c.token.get(ctx, c.renewToken)
+			t, err := c.token.get(ctx, c.loadToken)
 			if err != nil {
 				return nil, err
 			}
@@ -128,6 +128,7 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 				c.session.resetIf(func(s string) bool { return s == cred })
 			} else {
 				c.token.resetIf(func(t *AccessToken) bool { return t.Token == cred })
+				c.forgetGranted(cred) // the platform no longer takes it: nothing to remove at exit
 			}
 			continue
 		}
