@@ -98,7 +98,9 @@ func TestCloseReportsAGrantUnderWay(t *testing.T) {
 				t.Fatal("the login was not sent")
 			}
 			giveUp()
-			<-done
+			if err := <-done; err == nil {
+				t.Fatal("the call that gave up succeeded")
+			}
 			ctx, cancel := context.WithTimeout(env.ctx, exitWindow)
 			defer cancel()
 			err := c.Close(ctx)

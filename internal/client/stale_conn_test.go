@@ -132,7 +132,7 @@ func TestStaleConnectionLeads(t *testing.T) {
 	}
 
 	// A server that closes every connection, new ones too: the network's.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := (&net.ListenConfig{}).Listen(env.ctx, "tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,11 @@ func TestIdleCloser(t *testing.T) {
 	// One connection at most, never redialled by net/http itself on a POST.
 	client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}, Timeout: 10 * time.Second}
 	post := func() error {
-		resp, err := client.Post(c.URL+"/scores", "application/json", strings.NewReader("{}"))
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, c.URL+"/scores", strings.NewReader("{}"))
+		if err != nil {
+			return err
+		}
+		resp, err := client.Do(req)
 		if err != nil {
 			return err
 		}
