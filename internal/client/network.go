@@ -294,10 +294,16 @@ func (c *Client) settingFor(u *url.URL) string {
 // only for GET, HEAD, OPTIONS and TRACE; this does it for every request whose
 // repetition is harmless (request.repeatable, or the method's for the exit's
 // requests). Any other, a publish, fails with a *staleConnError, and its outcome is
-// unknown as after any lost answer.
+// unknown as after any lost answer; once the platform has been seen closing idle
+// connections, such a request takes a new connection of its own from the start.
 type staleConnTransport struct {
 	next  http.RoundTripper // the pool of kept-alive connections
 	fresh http.RoundTripper // a new connection for every request
+	// pool is the transport behind next, whose idle connections are closed once one of
+	// them turned out closed by the server.
+	pool http.RoundTripper
+	// closesIdle is set once the server closed a connection while it lay idle.
+	closesIdle atomic.Bool
 }
 
 // staleConnError is a request that failed before any answer on a kept-alive
@@ -320,12 +326,22 @@ func newStaleConnTransport(transport http.RoundTripper) *staleConnTransport {
 		f.DisableKeepAlives = true // each request on a connection of its own, closed after it
 		fresh = f
 	}
-	return &staleConnTransport{next: &loggingTransport{next: transport}, fresh: &loggingTransport{next: fresh}}
+	return &staleConnTransport{next: &loggingTransport{next: transport}, fresh: &loggingTransport{next: fresh}, pool: transport}
 }
 
 // RoundTrip sends req, and once more on a new connection when the one it took from
 // the pool turned out closed (see staleConnTransport).
 func (t *staleConnTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	repeatable := idempotent(req.Method)
+	if info := attemptFrom(req.Context()); info != nil {
+		repeatable = info.retrySafe
+	}
+	if !repeatable && t.closesIdle.Load() {
+		// Under a rate limit or between a run's phases, every pooled connection may lie
+		// idle longer than the server keeps it: a request that cannot be sent again is
+		// not risked on one.
+		return t.fresh.RoundTrip(req)
+	}
 	var reused, answered atomic.Bool
 	traced := req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
 		GotConn:              func(info httptrace.GotConnInfo) { reused.Store(info.Reused) },
@@ -335,9 +351,11 @@ func (t *staleConnTransport) RoundTrip(req *http.Request) (*http.Response, error
 	if err == nil || !reused.Load() || answered.Load() || req.Context().Err() != nil || isTimeout(err) || !transient(err) {
 		return resp, err
 	}
-	repeatable := idempotent(req.Method)
-	if info := attemptFrom(req.Context()); info != nil {
-		repeatable = info.retrySafe
+	t.closesIdle.Store(true)
+	// The pool hands out the connection used last: when that one was closed while idle,
+	// those idle for longer are closed too.
+	if pool, ok := t.pool.(interface{ CloseIdleConnections() }); ok {
+		pool.CloseIdleConnections()
 	}
 	again := req.Clone(req.Context())
 	if repeatable && req.Body != nil && req.Body != http.NoBody {

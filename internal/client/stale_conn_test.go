@@ -86,7 +86,8 @@ func TestStaleConnectionSentAgain(t *testing.T) {
 
 // TestStalePublishRecovers: a publish lost on a kept-alive connection the platform
 // closed is not sent again blindly; the unknown-outcome recovery finds that it created
-// nothing and publishes once more, so the platform holds the score once.
+// nothing and publishes once more, on a new connection, so the platform holds the score
+// once. A later publish takes a new connection from the start.
 func TestStalePublishRecovers(t *testing.T) {
 	t.Parallel()
 	env := newEmuEnv(t, emulator.Options{})
@@ -106,6 +107,14 @@ func TestStalePublishRecovers(t *testing.T) {
 	if st := env.stats(); st.Scores != 1 || s.Alias != "stale-publish" {
 		t.Errorf("%d scores on the platform (%+v), want the one published", st.Scores, s)
 	}
+	lostBefore := lost(closer, http.MethodPost, "/scores")
+	time.Sleep(idle + 100*time.Millisecond)
+	if _, err := c.PublishScore(env.ctx, PublishScoreInput{ScoreURL: "https://cdn.example/stale-2.sib"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := lost(closer, http.MethodPost, "/scores") - lostBefore; n != 0 {
+		t.Errorf("a publish after the platform was seen closing idle connections was lost %d times on one", n)
+	}
 }
 
 // TestStaleConnectionLeads: the network is blamed only when a new connection fails
@@ -120,10 +129,12 @@ func TestStaleConnectionLeads(t *testing.T) {
 	}
 
 	// A publish lost on a closed connection, with no retry to recover it: what happened.
-	c, _ := env.idleClosingClient(0, func(cfg *Config) { cfg.MaxRetries = -1 })
+	const idle = 300 * time.Millisecond
+	c, _ := env.idleClosingClient(idle, func(cfg *Config) { cfg.MaxRetries = -1 })
 	if _, err := c.GetScore(env.ctx, s.ID); err != nil {
 		t.Fatal(err)
 	}
+	time.Sleep(idle + 100*time.Millisecond) // the publish is the first request on a closed connection
 	_, err = c.PublishScore(env.ctx, PublishScoreInput{ScoreURL: "https://cdn.example/lead-2.sib"})
 	var netErr *NetworkError
 	if !errors.As(err, &netErr) || netErr.Kind != NetworkStaleConnection ||

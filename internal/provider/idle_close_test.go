@@ -68,6 +68,53 @@ resource "mediaplatform_score" "s" {
 	})
 }
 
+// TestAccIdleClose_applyAtTheRateLimit: the same platform, at its rate limit from the
+// start, during an apply of 30 scores. A publish lost on a connection closed while idle
+// is not sent again blindly: its recovery finds that it created nothing and publishes
+// again; and once the platform has been seen closing idle connections, a publish takes
+// a new connection of its own rather than risk a pooled one. One recovery
+// (max_retries = 1) is then enough, and no score is published twice. Before, each
+// publish sent again by its recovery met another closed connection, and the apply
+// failed ("Unable to publish score", 2 of 2 runs).
+func TestAccIdleClose_applyAtTheRateLimit(t *testing.T) {
+	t.Parallel()
+	const n, idle = 30, 150 * time.Millisecond
+	direct := newTestEmulatorWith(t, "connections the platform closes", emulator.Options{RenderDelay: testRenderDelay})
+	closer := faultproxy.StartIdleCloser(direct.URL, idle)
+	t.Cleanup(closer.Close)
+	emu := servedTestEmulator(t, direct.emu, closer.URL)
+	ctl := emu.control(t, "its rate limit")
+	ctl.SetFaults(emulator.Faults{RateLimitPerSecond: 8})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{{
+			Config: providerConfigPlus(emu, "max_retries = 1") + fmt.Sprintf(`
+resource "mediaplatform_score" "s" {
+  count     = %d
+  score_url = "https://cdn.example/scores/idle-${count.index}.sib"
+  score_id  = "idle-${count.index}"
+}
+`, n),
+			Check: func(*terraform.State) error {
+				publishes := 0
+				for _, r := range closer.Closed() {
+					if r.Method == http.MethodPost && strings.HasSuffix(r.Path, "/scores") {
+						publishes++
+					}
+				}
+				t.Logf("%d requests lost on a closed connection, %d of them publishes", len(closer.Closed()), publishes)
+				if s := ctl.Stats().Scores; s != n {
+					return fmt.Errorf("the platform holds %d scores, want %d", s, n)
+				}
+				if len(closer.Closed()) == 0 {
+					return fmt.Errorf("no request was lost on a closed connection: the test proves nothing")
+				}
+				return nil
+			},
+		}},
+	})
+}
+
 // TestNetworkLeadStaleConnection: a request lost on a kept-alive connection the
 // platform closed, and not sent again, says so; it does not send the user to check the
 // address and the network.
