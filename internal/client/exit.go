@@ -54,8 +54,9 @@ func (c *Client) exitCall(ctx context.Context, method, address string, credentia
 			body, _ := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes))
 			resp.Body.Close()
 			if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable {
+				// Plain text passes: a platform may answer a logout in words (contract §V5).
 				answer := &response{status: resp.StatusCode, header: resp.Header, body: body, url: u}
-				if ferr := c.platformAnswer(&request{method: method}, answer); ferr != nil {
+				if ferr := c.platformAnswer(&request{method: method, textAnswer: true}, answer); ferr != nil {
 					return 0, ferr
 				}
 				return resp.StatusCode, nil
