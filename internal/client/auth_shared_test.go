@@ -111,7 +111,7 @@ func TestFailedRenewalServesTheTokenHeld(t *testing.T) {
 	fail := func(context.Context, *AccessToken, bool) (*AccessToken, error) {
 		loads.Add(1)
 		time.Sleep(time.Second) // the hold lasts as long
-		return nil, errors.New("renewal failed")
+		return nil, &NetworkError{Kind: NetworkTimeout, Timeout: time.Second, Err: errors.New("renewal unanswered")}
 	}
 	for i := range 3 {
 		tok, err := l.get(t.Context(), fail)
@@ -141,5 +141,56 @@ func TestQuickFailureIsAskedAgain(t *testing.T) {
 	}
 	if v, err := l.get(t.Context(), load); err != nil || v != "session" {
 		t.Fatalf("after a failure that came at once: %q, %v; want a new load", v, err)
+	}
+}
+
+// TestAnsweredFailureIsNotHeld: a load that took long because the platform answered
+// (503s with their Retry-After waits, the time queued behind the rate limit) and then
+// failed is not held: the call right after it loads again. Before, a 2-minute outage
+// made the calls fail for 2 more minutes after it ended.
+func TestAnsweredFailureIsNotHeld(t *testing.T) {
+	t.Parallel()
+	var l cache[string]
+	var loads atomic.Int32
+	load := once(func(context.Context) (string, error) {
+		if loads.Add(1) == 1 {
+			time.Sleep(minHeldFailure + 100*time.Millisecond) // the Retry-After waits
+			return "", &APIError{Status: http.StatusServiceUnavailable, Method: http.MethodPost, Path: "/login"}
+		}
+		return "session", nil
+	})
+	if _, err := l.get(t.Context(), load); err == nil {
+		t.Fatal("the first load's failure was not returned")
+	}
+	if v, err := l.get(t.Context(), load); err != nil || v != "session" || loads.Load() != 2 {
+		t.Fatalf("after a failure the platform answered: %q, %v after %d loads; want a new load", v, err, loads.Load())
+	}
+}
+
+// TestSilentFailureHeldAtMostTwoTimeouts: a load that nothing answered is held, but no
+// longer than two request timeouts, however long the load spent waiting before it met
+// the silence (here 3 timeouts: a rate limit's queue).
+func TestSilentFailureHeldAtMostTwoTimeouts(t *testing.T) {
+	t.Parallel()
+	const timeout = 400 * time.Millisecond
+	var l cache[string]
+	var loads atomic.Int32
+	load := once(func(context.Context) (string, error) {
+		loads.Add(1)
+		time.Sleep(3 * timeout)
+		return "", &NetworkError{Kind: NetworkTimeout, Timeout: timeout, Attempts: 1, Err: context.DeadlineExceeded}
+	})
+	if _, err := l.get(t.Context(), load); err == nil {
+		t.Fatal("the load's failure was not returned")
+	}
+	// The call right after it gets the held failure, sending nothing.
+	if _, err := l.get(t.Context(), load); err == nil || loads.Load() != 1 {
+		t.Fatalf("the call right after a silent failure: %v after %d loads; want the held failure", err, loads.Load())
+	}
+	l.mu.Lock()
+	held := l.heldUntil.Sub(l.failedAt)
+	l.mu.Unlock()
+	if held > 2*timeout {
+		t.Errorf("the silent failure is held for %s, want at most 2 × request_timeout = %s", held, 2*timeout)
 	}
 }

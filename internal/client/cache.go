@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -28,9 +29,10 @@ func (f *flight[T]) wait(ctx context.Context) (T, error) {
 // cache holds a value loaded on first use, then reloaded when its policy says so,
 // by exactly one goroutine at a time (single-flight); the others wait for that load
 // or, when the policy allows, go on with the value held. Every call waiting for a
-// load gets its outcome, and a failed load's error is held for as long as the load
-// took, when that was a second or more (see get): a login that met a stuck server is
-// met once by all the calls of a run, not once per call, one after another. A failed load leaves the value held as
+// load gets its outcome, and the error of a load that nothing answered is held for as
+// long as the load took, when that was a second or more, and at most two request
+// timeouts (see get): a login that met a stuck server is met once by all the calls of
+// a run, not once per call, one after another. A failed load leaves the value held as
 // it was, and a rejection of the configured credentials (see credentialsRejected) is
 // held for good: those cannot succeed on a later try, so every later get returns the
 // same error without a request. No lock is held while loading. The administrator
@@ -106,10 +108,10 @@ func (l *cache[T]) get(ctx context.Context, load func(ctx context.Context, held 
 			l.failed = nil
 		case credentialsRejected(err):
 			l.rejected = err
-		case end.Sub(start) >= minHeldFailure:
-			// Held for as long as it took to learn: a stuck server's silence (attempts
-			// of request_timeout) is not asked again for as long.
-			l.failed, l.failedAt, l.heldUntil = err, end, end.Add(end.Sub(start))
+		case end.Sub(start) >= minHeldFailure && silent(err):
+			// Held for as long as it took to learn, at most maxHeld: a stuck server's
+			// silence (attempts of request_timeout) is not asked again for as long.
+			l.failed, l.failedAt, l.heldUntil = err, end, end.Add(min(end.Sub(start), maxHeld(err)))
 		default:
 			l.failed = nil
 		}
@@ -152,6 +154,35 @@ func (l *cache[T]) servedMeanwhile() (T, bool) {
 // minHeldFailure is the shortest failed load whose failure is held: a failure that came
 // sooner costs little to meet again, and may have been a blip.
 const minHeldFailure = time.Second
+
+// silent reports whether err is a load that nothing answered: a timeout, a connection
+// refused or cut, a name that does not resolve. Only such a failure is held: meeting
+// it again costs every call the same wait for nothing. A load that got an answer (a
+// 503 after its Retry-After waits, a refusal) took its time waiting on the platform's
+// word or the rate limit, which says nothing of how soon a new try can succeed.
+func silent(err error) bool {
+	var netErr *NetworkError
+	if !errors.As(err, &netErr) {
+		return false
+	}
+	switch netErr.Kind {
+	case NetworkTLS, NetworkPlainHTTP, NetworkProxyRefused:
+		// Something answered: a certificate, a plain HTTP page, a proxy's refusal.
+		return false
+	}
+	return true
+}
+
+// maxHeld bounds how long the silent failure err is held: two request timeouts, the
+// attempts a silent request makes at most, whatever the load spent queued behind the
+// rate limit or waiting on the platform's Retry-After before it met the silence.
+func maxHeld(err error) time.Duration {
+	var netErr *NetworkError
+	if errors.As(err, &netErr) && netErr.Timeout > 0 {
+		return 2 * netErr.Timeout
+	}
+	return 2 * DefaultRequestTimeout
+}
 
 // heldFailure is a load's failure returned to a call that came after it, while it is
 // held: the call sent nothing itself. It wraps the load's error, so that the call
