@@ -132,3 +132,83 @@ func TestPublishLostAnswerLaggingReads(t *testing.T) {
 		}
 	})
 }
+
+// TestRefreshRecordedScoreUntoldAge: a 404 for a score whose age cannot be told (its
+// creation time ahead of the platform's clock, which stepped back; a platform whose
+// answers carry no Date) costs one GET while the platform has shown no lagging reads.
+// Before, each such read waited the whole ReadLagWindow, with a GET every 2 s: a plan
+// of N such scores took N / parallelism × 10 s. Once the platform has shown lagging
+// reads, such a score is read again.
+func TestRefreshRecordedScoreUntoldAge(t *testing.T) {
+	t.Parallel()
+	gone := func(t *testing.T, env *emuEnv, c *Client) *Score {
+		t.Helper()
+		s, err := c.PublishScore(env.ctx, PublishScoreInput{ScoreURL: "https://cdn.example/untold.sib"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.DeleteScore(env.ctx, s.ID, false); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	gets := func(env *emuEnv) int { return env.stats().Requests["GET "+env.emu.PublishingURL("")+"/scores/{id}"] }
+	t.Run("created ahead of the platform's clock", func(t *testing.T) {
+		t.Parallel()
+		env := newEmuEnv(t, emulator.Options{})
+		c := env.client()
+		s := gone(t, env, c)
+		before := gets(env)
+		if _, err := c.RefreshRecordedScore(env.ctx, s.ID, s.CreatedAt.Add(time.Minute)); !IsNotFound(err) {
+			t.Errorf("the 404 of a score created ahead of the clock: %v, want NotFound", err)
+		}
+		if n := gets(env) - before; n != 1 {
+			t.Errorf("the 404 of a score created ahead of the clock cost %d GETs, want 1", n)
+		}
+	})
+	t.Run("platform clock unknown", func(t *testing.T) {
+		t.Parallel()
+		env := newEmuEnv(t, emulator.Options{})
+		p := faultproxy.Start(env.srv.URL)
+		t.Cleanup(p.Close)
+		// Answers without a Date (nil suppresses the one net/http would add).
+		p.Add(faultproxy.Fault{Path: `.`, Header: func(h http.Header) { h["Date"] = nil }})
+		c := env.client(func(cfg *Config) {
+			cfg.AdminURL = env.emu.AdminURL(p.URL)
+			cfg.PlatformURL = env.emu.PlatformURL(p.URL)
+		})
+		s := gone(t, env, c)
+		if _, known := c.PlatformClockOffset(); known {
+			t.Fatal("the platform's clock is known: the answers carried a Date")
+		}
+		before := gets(env)
+		if _, err := c.RefreshRecordedScore(env.ctx, s.ID, s.CreatedAt); !IsNotFound(err) {
+			t.Errorf("the 404 of a score on an unknown clock: %v, want NotFound", err)
+		}
+		if n := gets(env) - before; n != 1 {
+			t.Errorf("the 404 of a score on an unknown clock cost %d GETs, want 1", n)
+		}
+	})
+	t.Run("after lagging reads", func(t *testing.T) {
+		t.Parallel()
+		env := newEmuEnv(t, emulator.Options{Faults: emulator.Faults{LaggingReadsMs: 1500}})
+		c := env.client()
+		first, err := c.PublishScore(env.ctx, PublishScoreInput{ScoreURL: "https://cdn.example/first.sib"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.RefreshRecordedScore(env.ctx, first.ID, first.CreatedAt); err != nil || !c.lagShown() {
+			t.Fatalf("the platform did not show its lag: %v", err)
+		}
+		s := gone(t, env, c)
+		before := gets(env)
+		ctx, cancel := context.WithTimeout(env.ctx, time.Second)
+		defer cancel()
+		if _, err := c.RefreshRecordedScore(ctx, s.ID, s.CreatedAt.Add(time.Minute)); err == nil || IsNotFound(err) {
+			t.Errorf("the interrupted wait on a score created ahead of the clock: %v, want an error that is not NotFound", err)
+		}
+		if n := gets(env) - before; n < 2 {
+			t.Errorf("on a platform whose reads lag, the 404 of a score created ahead of the clock cost %d GET, want it read again", n)
+		}
+	})
+}

@@ -237,7 +237,9 @@ const lagRereadMax = 2 * time.Second
 // unknown). A 404 for a score younger than ReadLagWindow by the platform's clock may be
 // a lagging read, so the score is not reported gone on its word: it is read again (a
 // GET each time, with growing pauses), said at WARN, until it is found or is
-// ReadLagWindow old, and at most ReadLagWindow from now. Should the context end first,
+// ReadLagWindow old, and at most ReadLagWindow from now. When its age cannot be told
+// (createdAt ahead of the platform's clock, or that clock unknown), it is read again
+// only once the platform has shown lagging reads in this process. Should the context end first,
 // the error is not a NotFound: a state keeps a score whose absence was not shown.
 func (c *Client) RefreshRecordedScore(ctx context.Context, id string, createdAt time.Time) (*Score, error) {
 	s, err := c.RefreshScore(ctx, id)
@@ -245,13 +247,21 @@ func (c *Client) RefreshRecordedScore(ctx context.Context, id string, createdAt 
 		return s, err
 	}
 	start := time.Now()
-	platformNow, _ := c.PlatformTime(start)
+	platformNow, known := c.PlatformTime(start)
 	age := platformNow.Sub(createdAt)
 	if age >= ReadLagWindow {
 		return s, err
 	}
-	// A creation time ahead of the platform's clock (a clock stepped back) waits no
-	// longer than a score created now would.
+	if (age < 0 || !known) && !c.lagShown() {
+		// The age cannot be told: a creation time ahead of the platform's clock (a clock
+		// stepped back), or a platform whose answers carry no Date. Waiting the whole
+		// window for each such score would cost every plan ReadLagWindow per score and
+		// parallelism; the wait is worth it only on a platform that has shown lagging
+		// reads in this process.
+		return s, err
+	}
+	// A creation time ahead of the platform's clock waits no longer than a score
+	// created now would.
 	deadline := start.Add(min(ReadLagWindow-age, ReadLagWindow))
 	tflog.Warn(c.logContext(ctx), "a score created moments ago answered 404: the platform's reads may lag its writes "+
 		"(a replica after a failover); reading it again before taking it as gone", map[string]any{
