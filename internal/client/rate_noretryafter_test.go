@@ -38,6 +38,36 @@ func TestRateLimitWithoutRetryAfter(t *testing.T) {
 	}
 }
 
+// TestLongWindowWithoutRetryAfter: a limit of one request per 6 s window whose 429s
+// carry no Retry-After (a per-minute limit, shortened). Waiting a fixed second met the
+// same window five times a request; the waits grow instead (1 s, 2 s, 4 s), so each
+// read after the first is refused at most 3 times.
+func TestLongWindowWithoutRetryAfter(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{})
+	c := env.client(func(cfg *Config) {
+		cfg.RetryWaitMin, cfg.RetryWaitMax = DefaultRetryWaitMin, DefaultRetryWaitMax
+	})
+	s, err := c.PublishScore(env.ctx, PublishScoreInput{ScoreURL: "https://cdn.example/window.sib"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.emu.SetFaults(emulator.Faults{RateLimitPerSecond: 1, RateLimitWindowSeconds: 6, RateLimitWithoutRetryAfter: true})
+	before := env.stats()
+	const reads = 3
+	for i := range reads {
+		if _, err := c.GetScore(env.ctx, s.ID); err != nil {
+			t.Fatalf("read %d: %v", i, err)
+		}
+	}
+	refused := env.stats().RateLimited - before.RateLimited
+	t.Logf("%d refusals for %d reads at one request per 6 s", refused, reads)
+	if refused > 3*(reads-1) {
+		t.Errorf("%d refusals for %d reads; want at most 3 for each read after the first", refused, reads)
+	}
+	env.emu.SetFaults(emulator.Faults{})
+}
+
 // TestExitWithoutRetryAfter: at exit, a logout and a token removal refused with 429s
 // that carry no Retry-After are repeated after a second, not at once: within the exit
 // window each is sent at most twice.

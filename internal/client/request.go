@@ -227,6 +227,9 @@ type attemptInfo struct {
 	// budget, not max_retries, so that a rate limit does not use up the retries
 	// meant for other failures.
 	rateLimited int
+	// unannounced counts the 429 and 503 answers without Retry-After: each doubles
+	// the wait the next one takes (unannouncedWaitAfter).
+	unannounced int
 	body        []byte
 	bodyRead    bool
 }

@@ -37,6 +37,15 @@ const (
 	unannouncedWait = time.Second
 )
 
+// unannouncedWaitAfter is the wait taken for a call's next 429 or 503 without
+// Retry-After, once it has met n of them: a second, then twice as long each time, up to
+// maxRetryAfterWait. A limit whose window is longer than a second (per minute, per ten
+// seconds) would otherwise refuse the call once a second for the whole window; so its
+// refusals grow as the logarithm of the window, not as the window.
+func unannouncedWaitAfter(n int) time.Duration {
+	return min(unannouncedWait<<min(n, 5), maxRetryAfterWait)
+}
+
 // RetryAfterError is a 429 or 503 answer whose Retry-After asks for a longer wait
 // than the call's retry budget has left: the call fails at once.
 type RetryAfterError struct {
@@ -89,7 +98,8 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 		}
 		asked, hasRetryAfter := retryAfter(resp.Header)
 		if !hasRetryAfter {
-			asked = unannouncedWait
+			asked = unannouncedWaitAfter(info.unannounced)
+			info.unannounced++
 		}
 		elapsed := time.Since(info.start)
 		if resp.StatusCode == http.StatusTooManyRequests {

@@ -40,6 +40,10 @@ type Faults struct {
 	// RateLimitWithoutRetryAfter: the rate limit's 429 carries no Retry-After, which
 	// RFC 6585 §4 makes optional; the client must find the pace by itself.
 	RateLimitWithoutRetryAfter bool `json:"rateLimitWithoutRetryAfter,omitempty"`
+	// RateLimitWindowSeconds is the rate limit's window: RateLimitPerSecond requests
+	// are admitted per window of this many seconds (0 means 1: a per-second limit).
+	// A 429 with Retry-After asks for the whole window.
+	RateLimitWindowSeconds int `json:"rateLimitWindowSeconds,omitempty"`
 	// DropRate is the share (0 to 1) of requests that take effect and then get no
 	// answer: the handler runs to the end, its response is discarded and the
 	// connection is closed (HTTP/2: the stream is reset). The client sees a
@@ -90,6 +94,8 @@ func (f Faults) validate() (field, msg string) {
 		return "latencyMs", "latencyMs must not be negative"
 	case f.RateLimitPerSecond < 0:
 		return "rateLimitPerSecond", "rateLimitPerSecond must not be negative"
+	case f.RateLimitWindowSeconds < 0 || f.RateLimitWindowSeconds > 3600:
+		return "rateLimitWindowSeconds", "rateLimitWindowSeconds must be between 0 and 3600"
 	case f.DropRate < 0 || f.DropRate > 1:
 		return "dropRate", "dropRate must be between 0 and 1"
 	case f.ClockOffsetSeconds < -maxClockOffset || f.ClockOffsetSeconds > maxClockOffset:
@@ -237,7 +243,8 @@ func (f *faultState) decide(route string) (faults Faults, status, retryAfter int
 	faults = f.faults
 	if limit := faults.RateLimitPerSecond; limit > 0 {
 		now := time.Now()
-		if now.Sub(f.window) >= time.Second {
+		window := max(faults.RateLimitWindowSeconds, 1)
+		if now.Sub(f.window) >= time.Duration(window)*time.Second {
 			f.window = now
 			f.windowCount = 0
 		}
@@ -247,8 +254,8 @@ func (f *faultState) decide(route string) (faults Faults, status, retryAfter int
 			if faults.RateLimitWithoutRetryAfter {
 				return faults, http.StatusTooManyRequests, -1, false
 			}
-			// The window is one second long: retrying after 1 s always meets a new one.
-			return faults, http.StatusTooManyRequests, 1, false
+			// Retrying after the window's length always meets a new one.
+			return faults, http.StatusTooManyRequests, window, false
 		}
 	}
 	if faults.FailRate > 0 && rand.Float64() < faults.FailRate {

@@ -27,3 +27,20 @@ func TestFaultsRateLimitWithoutRetryAfter(t *testing.T) {
 		t.Errorf("stats count %d requests refused by the rate limit, want 2", st.RateLimited)
 	}
 }
+
+// TestFaultsRateLimitWindow: with rateLimitWindowSeconds, the limit counts requests per
+// window of that length, and its 429 asks for the whole window with Retry-After; a
+// window out of range is refused, naming the field.
+func TestFaultsRateLimitWindow(t *testing.T) {
+	t.Parallel()
+	et := newEmuTester(t, Options{})
+	et.control(http.MethodPost, "faults", `{"rateLimitPerSecond": 1, "rateLimitWindowSeconds": 3601}`).wantStatus(t, 400)
+	et.control(http.MethodPost, "faults", `{"rateLimitPerSecond": 1, "rateLimitWindowSeconds": 60}`).wantStatus(t, 200)
+	login := map[string][]string{"user": {"admin"}, "pass": {"admin-secret"}, "r": {"createsession"}}
+	et.adminForm(login).wantStatus(t, 200)
+	res := et.adminForm(login)
+	res.wantProblem(t, 429, "admin/TOO_MANY_REQUESTS", "")
+	if got := res.header.Get("Retry-After"); got != "60" {
+		t.Errorf("Retry-After = %q, want 60 (the window)", got)
+	}
+}
