@@ -20,10 +20,10 @@ import (
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
-// ciRecipe is the CI recipe of the guide "Corporate networks" as the generated page
-// prints it: the shell block of the section "Stopping a run in CI". Read from docs/,
-// so that the recipe the test stops is the one users copy.
-func ciRecipe(t *testing.T) string {
+// ciGuideSection is the section "Stopping a run in CI" of the guide "Corporate
+// networks" as the generated page prints it: read from docs/, so that what the tests
+// run is what users copy.
+func ciGuideSection(t *testing.T) string {
 	t.Helper()
 	page, err := os.ReadFile(filepath.Join("..", "..", "docs", "guides", "corporate-networks.md"))
 	if err != nil {
@@ -33,9 +33,18 @@ func ciRecipe(t *testing.T) string {
 	if !ok {
 		t.Fatal(`the guide has no section "Stopping a run in CI"`)
 	}
-	m := regexp.MustCompile("(?s)\n```shell\n(.*?)\n```\n").FindStringSubmatch(section)
-	if m == nil || !strings.Contains(m[1], "terraform apply") {
-		t.Fatalf("the section \"Stopping a run in CI\" prints no shell recipe with terraform apply:\n%s", section)
+	section, _, _ = strings.Cut(section, "\n## ")
+	return section
+}
+
+// ciRecipe is the guide's CI recipe: the script (ci-apply.sh) that the section
+// "Stopping a run in CI" prints.
+func ciRecipe(t *testing.T) string {
+	t.Helper()
+	section := ciGuideSection(t)
+	m := regexp.MustCompile("(?s)\n```shell\n(#!/usr/bin/env bash\n.*?)\n```\n").FindStringSubmatch(section)
+	if m == nil || !strings.Contains(m[1], "terraform") {
+		t.Fatalf("the section \"Stopping a run in CI\" prints no script that runs terraform:\n%s", section)
 	}
 	return m[1] + "\n"
 }

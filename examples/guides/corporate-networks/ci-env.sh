@@ -19,9 +19,11 @@ export MEDIAPLATFORM_CA_CERT_PEM MEDIAPLATFORM_CLIENT_CERT_PEM MEDIAPLATFORM_CLI
 
 # The proxy's login goes in its address, percent-encoded (an @ in the password is %40).
 encode() { jq -rn --arg v "$1" '$v | @uri'; }
-export HTTPS_PROXY="http://$(encode "$PROXY_USER"):$(encode "$PROXY_PASSWORD")@$PROXY"
+HTTPS_PROXY="http://$(encode "$PROXY_USER"):$(encode "$PROXY_PASSWORD")@$PROXY"
+export HTTPS_PROXY
 # Terraform itself also goes through HTTPS_PROXY (the registry, its version check):
 # the check is not needed in CI.
 export CHECKPOINT_DISABLE=1
 
+# exec: the runner's stop reaches ci-apply.sh (see "Stopping a run in CI").
 exec bash "$(dirname "$0")/ci-apply.sh"
