@@ -28,6 +28,10 @@ const ClockTolerance = 2 * time.Second
 type platformClock struct {
 	mu      sync.Mutex
 	offsets map[string]time.Duration
+	// lowest is the lowest offset seen of each host, and first when the first request
+	// that got an answer with a Date was sent (this machine's clock): see firstRequest.
+	lowest map[string]time.Duration
+	first  time.Time
 }
 
 // observe learns the offset of host's clock from the Date header of an answer that
@@ -52,9 +56,15 @@ func (k *platformClock) observe(host, date string, sent, received time.Time) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.offsets == nil {
-		k.offsets = map[string]time.Duration{}
+		k.offsets, k.lowest = map[string]time.Duration{}, map[string]time.Duration{}
 	}
 	k.offsets[host] = offset
+	if low, ok := k.lowest[host]; !ok || offset < low {
+		k.lowest[host] = offset
+	}
+	if k.first.IsZero() || sent.Before(k.first) {
+		k.first = sent
+	}
 }
 
 // offset returns the learned offset of host's clock (platform minus local).
@@ -76,6 +86,30 @@ func (c *Client) PlatformClockOffset() (offset time.Duration, known bool) {
 		}
 	}
 	return c.clock.offset(host)
+}
+
+// FirstRequestOnPlatform is when this client sent its first request that an answer
+// with a Date followed, on the clock of the score API's host (publishing_url), with
+// the lowest offset seen of that clock: every score this client published was created
+// after it, whichever way the platform's clock stepped since (stepped forward, the
+// lower offset is the one the first request met; stepped back, it is the one a later
+// publish met). Every request of the client follows an answer (a publish needs a
+// token), so nothing this client sent came before. known is false while no answer
+// carried a Date.
+func (c *Client) FirstRequestOnPlatform() (t time.Time, known bool) {
+	host := ""
+	if base, err := c.PublishingURL(); err == nil {
+		if u, err := url.Parse(base); err == nil {
+			host = hostKey(u)
+		}
+	}
+	c.clock.mu.Lock()
+	defer c.clock.mu.Unlock()
+	low, ok := c.clock.lowest[host]
+	if !ok || c.clock.first.IsZero() {
+		return time.Time{}, false
+	}
+	return c.clock.first.Add(low), true
 }
 
 // PlatformTime converts local, a moment on this machine's clock, to the clock of the

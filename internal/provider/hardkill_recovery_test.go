@@ -3,9 +3,11 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +19,7 @@ import (
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
 // hardKillConfig is a configuration of four aliased scores, with adopt_unrecorded set
@@ -50,7 +53,16 @@ func publishOrphans(t *testing.T, emu *testEmulator, name string, n int) []*clie
 		}
 		orphans = append(orphans, s)
 	}
+	afterTheKilledRun()
 	return orphans
+}
+
+// afterTheKilledRun waits until the scores published so far are older than the clock's
+// tolerance: adopt_unrecorded takes only a score published before the run began, by
+// more than that margin, and a run started again after a hard kill comes later than
+// that (here, the next provider process would start within milliseconds).
+func afterTheKilledRun() {
+	time.Sleep(client.ClockTolerance + 250*time.Millisecond)
 }
 
 // TestAccScoreHardKillRecovery (issue 42): a run killed with SIGKILL after it
@@ -137,36 +149,131 @@ resource "mediaplatform_score" "twice" {
   adopt_unrecorded   = true
 }
 `, accScoreURL(name), name),
-			ExpectError: errorPattern("Unable to publish score", "Give each resource its own score_id", "which another resource of this run already created or adopted"),
+			ExpectError: errorPattern("Unable to publish score", "Give each resource its own score_id", "after this run began",
+				"another resource of this run published it"),
 		}},
 	})
 }
 
-// TestAccScoreHardKillRecovery_createBeforeDestroy: with create_before_destroy, the
-// replacement of a tainted score meets its own alias held by the score it replaces,
-// which adopt_unrecorded takes (same alias, address and user); destroying the replaced
-// object must then leave that score, now the replacement's, on the platform.
+// TestAccScoreHardKillRecovery_notThisRunsPublish: two resources of one configuration
+// name the same alias and address, and the first one's publish lands while its answer
+// is held (a slow answer, or a lost one that the lagging-read recovery looks for for
+// up to 10 s). The second meets the alias held and must not adopt that score: it was
+// published during this run, and adopt_unrecorded takes only a killed run's leftovers.
+// Before, the second adopted it and the first recorded it too: two states held one
+// score, and the apply succeeded.
+func TestAccScoreHardKillRecovery_notThisRunsPublish(t *testing.T) {
+	t.Parallel()
+	emu, proxy := newProxiedTestEmulator(t, "a held publish answer")
+	ctl := emu.control(t, "score counts")
+	alias := accName()
+	release := make(chan struct{})
+	var once sync.Once
+	t.Cleanup(func() { once.Do(func() { close(release) }) })
+	proxy.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/scores$`, Hold: release, Times: 1})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{{
+			PreConfig: func() {
+				// The first answer is let through once the second resource has looked up
+				// the alias it met held, and had a second to act on what it found.
+				go func() {
+					for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+						if proxy.Count(http.MethodGet, `/scores/`+regexp.QuoteMeta(alias)+`$`) > 0 {
+							time.Sleep(time.Second)
+							break
+						}
+					}
+					once.Do(func() { close(release) })
+				}()
+			},
+			Config: emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score" "twice" {
+  count              = 2
+  score_url          = %q
+  score_id           = %q
+  wait_for_rendering = false
+  adopt_unrecorded   = true
+}
+`, accScoreURL(alias), alias),
+			ExpectError: errorPattern("Unable to publish score", "after this run began", "another resource of this run published it"),
+		}},
+	})
+	if n := proxy.Count(http.MethodGet, `/scores/`+regexp.QuoteMeta(alias)+`$`); n == 0 {
+		t.Errorf("the second resource never looked the alias up: the test proves nothing")
+	}
+	if n := ctl.Stats().Scores; n != 0 {
+		t.Errorf("after the destroy the platform holds %d scores, want 0", n)
+	}
+}
+
+// TestAccScoreHardKillRecovery_createBeforeDestroy: with create_before_destroy and
+// adopt_unrecorded, the replacement of a score whose rendering failed (tainted) meets
+// its own alias held by the score it replaces. It does not adopt it: the apply refuses
+// with an error that says how out (remove create_before_destroy), the score stays, and
+// without create_before_destroy the replacement publishes a new score. Before, the
+// replacement adopted the very score it replaced, whose rendering had failed, and the
+// apply failed on it and tainted it again, on every apply.
 func TestAccScoreHardKillRecovery_createBeforeDestroy(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	ctl := emu.control(t, "score counts")
 	alias := accName()
+	config := func(cbd bool) string {
+		return emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  score_url        = %q
+  score_id         = %q
+  adopt_unrecorded = true
+  lifecycle {
+    create_before_destroy = %t
+  }
+}
+`, accBrokenScoreURL(alias), alias, cbd)
+	}
+	var failed string
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
-			Config: emu.providerConfig() + fmt.Sprintf(`
-resource "mediaplatform_score" "test" {
-  score_url          = %q
-  score_id           = %q
-  wait_for_rendering = false
-  adopt_unrecorded   = true
-  lifecycle {
-    create_before_destroy = true
-  }
-}
-`, accScoreURL(alias), alias),
+			Config:      config(true),
+			ExpectError: errorPattern("Score rendering failed", "tainted"),
 		}, {
-			Config: emu.providerConfig() + fmt.Sprintf(`
+			PreConfig: func() { failed = aliasesOn(t, emu)[alias] },
+			Config:    config(true),
+			ExpectError: errorPattern("Unable to publish score", "remove create_before_destroy", "whose rendering failed",
+				`(status "error")`, "adopt_unrecorded never takes such a score"),
+		}, {
+			// The way out the error names: the score is deleted, then published again.
+			Config:      config(false),
+			ExpectError: errorPattern("Score rendering failed", "tainted"),
+		}, {
+			PreConfig: func() {
+				if now := aliasesOn(t, emu)[alias]; now == failed || now == "" {
+					t.Errorf("the replacement without create_before_destroy left alias %q with score %q, want a new score "+
+						"in place of %s", alias, now, failed)
+				}
+				if _, ok := ctl.Score(failed); ok {
+					t.Errorf("the replaced score %s is still on the platform", failed)
+				}
+			},
+			Config:             config(false),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		}},
+	})
+}
+
+// TestAccScoreHardKillRecovery_createBeforeDestroyHealthy: with create_before_destroy
+// and adopt_unrecorded, the replacement of a score tainted by hand whose rendering did
+// not fail meets its alias held by the score it replaces, published before the run by
+// the provider's user with the same address, and adopts it: the id stays, destroying
+// the replaced object keeps the score ("Score kept"), and the platform still holds it.
+func TestAccScoreHardKillRecovery_createBeforeDestroyHealthy(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	ctl := emu.control(t, "score counts")
+	alias := accName()
+	config := emu.providerConfig() + fmt.Sprintf(`
 resource "mediaplatform_score" "test" {
   score_url          = %q
   score_id           = %q
@@ -176,12 +283,26 @@ resource "mediaplatform_score" "test" {
     create_before_destroy = true
   }
 }
-`, accScoreURL(alias), alias),
-			Taint: []string{"mediaplatform_score.test"},
+`, accScoreURL(alias), alias)
+	var first string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{{
+			Config: config,
 			Check: func(s *terraform.State) error {
-				id := s.RootModule().Resources["mediaplatform_score.test"].Primary.ID
-				if _, ok := ctl.Score(id); !ok {
-					return fmt.Errorf("the state holds score %s, which the platform does not", id)
+				first = s.RootModule().Resources["mediaplatform_score.test"].Primary.ID
+				return nil
+			},
+		}, {
+			PreConfig: afterTheKilledRun,
+			Config:    config,
+			Taint:     []string{"mediaplatform_score.test"},
+			Check: func(s *terraform.State) error {
+				if id := s.RootModule().Resources["mediaplatform_score.test"].Primary.ID; id != first {
+					return fmt.Errorf("the replacement holds score %s, want the adopted %s", id, first)
+				}
+				if _, ok := ctl.Score(first); !ok {
+					return fmt.Errorf("the state holds score %s, which the platform does not", first)
 				}
 				return wantScores(ctl, 1)(s)
 			},
@@ -224,6 +345,7 @@ resource "mediaplatform_score" "test" {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
+	afterTheKilledRun()
 	// The orphaned provider notices within a second and removes its token.
 	for deadline := time.Now().Add(15 * time.Second); ctl.Stats().LiveTokens > 0 && time.Now().Before(deadline); {
 		time.Sleep(50 * time.Millisecond)

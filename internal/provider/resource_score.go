@@ -77,7 +77,8 @@ func (r *scoreResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"score, so changing `score_url`, `score_id` or `transpose` publishes a new one. A score deleted outside " +
 			"Terraform is published again on the next apply; a score that answers 404 within 10 s of its creation (on the " +
 			"platform's clock) is read again until then first, since a platform's reads may lag its writes. When the " +
-			"platform was restored from a backup and the score's alias is held by an older score, the refresh takes that " +
+			"platform was restored from a backup and the score's alias is held by an older score (older by more than 2 s, " +
+			"the margin of the platform's clock) that the provider's own user published, the refresh takes that " +
 			"score as this resource's, with a warning naming it, and the plan replaces it. Import with `terraform import` " +
 			"by the score's UUID or alias.",
 		Attributes: map[string]schema.Attribute{
@@ -132,11 +133,15 @@ func (r *scoreResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"adopt_unrecorded": schema.BoolAttribute{
 				MarkdownDescription: "Whether publishing this score takes over, instead of failing, a score that already " +
 					"holds its `score_id` when that score has this resource's `score_url` and `transpose` and was published " +
-					"by the provider's own platform user (`username`): what a run killed after it published and before " +
-					"Terraform saved the state leaves behind (`kill -9`, an out-of-memory kill, a CI machine that went away). " +
-					"The apply then warns, naming the score adopted. Leave it off where another configuration publishes the " +
-					"same `score_id` and `score_url` as the same user: it would share the score. A score adopted or created " +
-					"once in a run is never adopted again by another resource. Default `false`. Changes apply in place.",
+					"by the provider's own platform user (`username`) before this run began (on the platform's clock, by " +
+					"more than 2 s): what a run killed after it published and before Terraform saved the state leaves " +
+					"behind (`kill -9`, an out-of-memory kill, a CI machine that went away). The apply then warns, naming the " +
+					"score adopted. With `create_before_destroy`, a replacement meets its alias held by the score it " +
+					"replaces and adopts it (the score is kept, not published again), unless that score's rendering failed " +
+					"(status `error`): such a score is never adopted, the replacement fails on its alias, and the way out is " +
+					"to remove `create_before_destroy`. Leave it off where another configuration publishes the same `score_id` and " +
+					"`score_url` as the same user: it would share the score. A score created, adopted or imported once in a " +
+					"run is never adopted by another resource. Default `false`. Changes apply in place.",
 				Optional: true,
 				Computed: true,
 				Default:  booldefault.StaticBool(false),
@@ -255,6 +260,7 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 		Transpose: plan.Transpose.ValueBool(),
 	})
 	stopPublish()
+	adopted := false
 	if err != nil && client.IsConflict(err) {
 		var hint string
 		score, hint = r.unrecordedScore(ctx, plan, publishHint(err, plan.ScoreID.ValueString()))
@@ -263,13 +269,21 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 			return
 		}
 		resp.Diagnostics.AddWarning("Score adopted", plan.detail(hint))
-		err = nil
+		err, adopted = nil, true
 	}
 	if err != nil {
 		addClientError(&resp.Diagnostics, "Unable to publish score", plan.detail(publishHint(err, plan.ScoreID.ValueString())), err)
 		return
 	}
-	noteCreated(r.client, score.ID)
+	if !adopted && !noteCreated(r.client, score.ID) {
+		// A publish whose answer was lost found a score that another resource of this
+		// run holds already: two states would hold one score.
+		resp.Diagnostics.AddError("Unable to publish score",
+			plan.detail(fmt.Sprintf("Give each resource its own score_id and score_url: score %s, which this publish found "+
+				"after its answer was lost, is held by another resource of this run already, and one score is never "+
+				"given to two resources. Nothing was recorded for this resource.", score.ID)))
+		return
+	}
 	// The score exists from now on: record it before waiting, so that a failure while
 	// waiting leaves it in the state rather than orphaned on the platform.
 	ctx = logResource(ctx, score.ID)
@@ -344,7 +358,31 @@ func (r *scoreResource) unrecordedScore(ctx context.Context, plan scoreModel, hi
 	own := user != "" && held.Publisher == user
 	adopt := plan.AdoptUnrecorded.ValueBool()
 	published := held.CreatedAt.Format(time.RFC3339)
+	// Only a score published before this run began is a killed run's: one published
+	// since is this run's own (another resource's publish, whose answer may still be on
+	// its way), judged on the platform's clock with its tolerance.
+	began, known := r.client.FirstRequestOnPlatform()
+	earlier := known && !held.CreatedAt.IsZero() && held.CreatedAt.Before(began.Add(-client.ClockTolerance))
 	switch {
+	case own && held.Status == client.ScoreStatusError:
+		// Its rendering failed: not worth adopting, and with create_before_destroy it
+		// is the very score the replacement is for.
+		return nil, fmt.Sprintf("Delete score %[2]s or choose another score_id; if this resource replaces that score with "+
+			"create_before_destroy, remove create_before_destroy from it: a score's alias is unique, so its replacement "+
+			"can only be published after it is deleted. The alias %[1]q (score_id) is held by score %[2]s, published at "+
+			"%[3]s with this resource's score_url and options by this provider's user %[4]q, whose rendering failed "+
+			"(status %[5]q); adopt_unrecorded never takes such a score.", alias, held.ID, published, user, held.Status)
+	case own && adopt && !known:
+		return nil, fmt.Sprintf("If score %[2]s is this configuration's, import it: terraform import <the resource address "+
+			"named below> %[1]s (or an import block with id = %[1]q); otherwise choose another score_id. The alias %[1]q "+
+			"(score_id) is taken by score %[2]s, published at %[3]s with this resource's score_url and options by this "+
+			"provider's user %[4]q, but the platform's answers carry no Date, so the provider cannot tell whether this run "+
+			"published it, and adopt_unrecorded does not take it.", alias, held.ID, published, user)
+	case own && adopt && !earlier:
+		return nil, fmt.Sprintf("Give each resource its own score_id: the alias %[1]q is taken by score %[2]s, published at "+
+			"%[3]s, after this run began (%[4]s on the platform's clock): another resource of this run published it, and "+
+			"adopt_unrecorded takes only a score published before the run.", alias, held.ID, published,
+			began.UTC().Format(time.RFC3339))
 	case adopt && own && noteCreated(r.client, held.ID):
 		return held, fmt.Sprintf("Nothing to do: score %[2]s, which held the alias %[1]q (score_id), is this resource's now, and "+
 			"nothing was published. It was published at %[3]s with this resource's score_url and options by this provider's "+
@@ -353,7 +391,7 @@ func (r *scoreResource) unrecordedScore(ctx context.Context, plan scoreModel, hi
 			alias, held.ID, published, user)
 	case own && adopt:
 		return nil, fmt.Sprintf("Give each resource its own score_id: the alias %q is taken by score %s, which another "+
-			"resource of this run already created or adopted.", alias, held.ID)
+			"resource of this run already created, adopted or imported.", alias, held.ID)
 	case own:
 		return nil, fmt.Sprintf("If score %[2]s is this configuration's, set adopt_unrecorded = true on the resource and apply "+
 			"again, or import it; otherwise choose another score_id. The alias %[1]q (score_id) is taken by score %[2]s, "+
@@ -519,10 +557,10 @@ func (r *scoreResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 		// private state nor, for a resource left out of the configuration, the refreshed
 		// one: the score is found again by the same rule.
 		held, herr := r.client.GetScore(ctx, state.ScoreID.ValueString())
-		// A score that a resource of this run created or adopted is that resource's
-		// (with create_before_destroy, the replacement may have adopted it).
-		if herr == nil && held.ID != state.ID.ValueString() && (restoredHolder(state, held) || stateRecords(state, held)) &&
-			!createdInRun(r.client, held.ID) {
+		// A score that a resource of this run created, adopted or imported is that
+		// resource's (with create_before_destroy, the replacement may have adopted it).
+		if herr == nil && held.ID != state.ID.ValueString() &&
+			(restoredHolder(state, held, r.client.PlatformUser()) || stateRecords(state, held)) && !heldInRun(r.client, held.ID) {
 			err = r.client.DeleteScore(ctx, held.ID, state.PurgeOnDestroy.ValueBool())
 		}
 	}
@@ -557,6 +595,9 @@ func (r *scoreResource) ImportState(ctx context.Context, req resource.ImportStat
 		addClientError(&resp.Diagnostics, "Cannot import score", fmt.Sprintf("Reading score %q to import it failed.", idOrAlias), err)
 		return
 	}
+	// A score imported in this run is held by this run: adopt_unrecorded never gives it
+	// to another resource.
+	noteHeld(r.client, score.ID)
 	if first, again := noteImport(r.client, score.ID, idOrAlias); again {
 		resp.Diagnostics.AddWarning("Score imported twice",
 			fmt.Sprintf("Score %s is imported a second time in this run: first as %q, now as %q. Two resource addresses "+
@@ -697,7 +738,7 @@ func (r *scoreResource) restoredScore(ctx context.Context, state scoreModel, pri
 		return held, false, nil
 	}
 	mark, _ := restoredScoreOf(ctx, private)
-	if !restoredHolder(state, held) && (mark == nil || mark.ID != held.ID) && !stateRecords(state, held) {
+	if !restoredHolder(state, held, r.client.PlatformUser()) && (mark == nil || mark.ID != held.ID) && !stateRecords(state, held) {
 		return nil, false, nil
 	}
 	gone := state.ID.ValueString()
@@ -717,12 +758,15 @@ func (r *scoreResource) restoredScore(ctx context.Context, state scoreModel, pri
 }
 
 // restoredHolder reports whether s, which holds the alias of the state's score, was
-// created before it: it held the alias before the state's score did, and is back
-// because the platform was restored from a backup. A score created since is another
-// publish of the alias.
-func restoredHolder(state scoreModel, s *client.Score) bool {
+// published by the provider's own user (user) before it, by more than the clock's
+// tolerance: it held the alias before the state's score did, and is back because the
+// platform was restored from a backup. A score created since is another publish of the
+// alias; so may be one that only looks older after a backward step of the platform's
+// clock, which is why another user's score is never taken.
+func restoredHolder(state scoreModel, s *client.Score, user string) bool {
 	createdAt, err := time.Parse(time.RFC3339Nano, state.CreatedAt.ValueString())
-	return err == nil && !s.CreatedAt.IsZero() && s.CreatedAt.Before(createdAt) && s.Alias == state.ScoreID.ValueString()
+	return err == nil && !s.CreatedAt.IsZero() && s.CreatedAt.Before(createdAt.Add(-client.ClockTolerance)) &&
+		s.Alias == state.ScoreID.ValueString() && user != "" && s.Publisher == user
 }
 
 // stateRecords reports whether the state records the values of score s under its own
@@ -734,34 +778,60 @@ func stateRecords(state scoreModel, s *client.Score) bool {
 		s.Alias == state.ScoreID.ValueString()
 }
 
-// createdScores are the scores created or adopted by this process, per configured
-// client: one provider process serves every resource of a Terraform run.
-var createdScores = struct {
+// How a resource of this run holds a score (heldScores).
+const (
+	heldCreated  = 1 // created or adopted
+	heldImported = 2 // imported
+)
+
+// heldScores are the scores created, adopted or imported by this process, per
+// configured client: one provider process serves every resource of a Terraform run.
+var heldScores = struct {
 	sync.Mutex
-	byClient map[*client.Client]map[string]bool
-}{byClient: map[*client.Client]map[string]bool{}}
+	byClient map[*client.Client]map[string]int
+}{byClient: map[*client.Client]map[string]int{}}
 
 // createdInRun reports whether a resource of this run created or adopted the score of
-// UUID id.
+// UUID id. An import does not count: a score imported and replaced in one run is
+// deleted as any other.
 func createdInRun(c *client.Client, id string) bool {
-	createdScores.Lock()
-	defer createdScores.Unlock()
-	return createdScores.byClient[c][id]
+	heldScores.Lock()
+	defer heldScores.Unlock()
+	return heldScores.byClient[c][id] == heldCreated
+}
+
+// heldInRun reports whether a resource of this run created, adopted or imported the
+// score of UUID id.
+func heldInRun(c *client.Client, id string) bool {
+	heldScores.Lock()
+	defer heldScores.Unlock()
+	return heldScores.byClient[c][id] != 0
 }
 
 // noteCreated records that a resource of this run created or adopted the score of
-// UUID id, and reports whether none had before.
+// UUID id, and reports whether none had created, adopted or imported it before.
 func noteCreated(c *client.Client, id string) bool {
-	createdScores.Lock()
-	defer createdScores.Unlock()
-	seen := createdScores.byClient[c]
+	return noteHolding(c, id, heldCreated)
+}
+
+// noteHeld records that a resource of this run imported the score of UUID id.
+func noteHeld(c *client.Client, id string) {
+	noteHolding(c, id, heldImported)
+}
+
+// noteHolding records how a resource of this run holds the score of UUID id, and
+// reports whether none held it before.
+func noteHolding(c *client.Client, id string, how int) bool {
+	heldScores.Lock()
+	defer heldScores.Unlock()
+	seen := heldScores.byClient[c]
 	if seen == nil {
-		seen = map[string]bool{}
-		createdScores.byClient[c] = seen
+		seen = map[string]int{}
+		heldScores.byClient[c] = seen
 	}
-	if seen[id] {
+	if seen[id] != 0 {
 		return false
 	}
-	seen[id] = true
+	seen[id] = how
 	return true
 }

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -85,7 +86,7 @@ func TestAccScoreRestore(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config: restoreConfig(emu, name, "v1", false),
 			Check: func(*terraform.State) error {
-				backup = ctl.BackupScores()
+				backup = backupAged(ctl)
 				before = aliasesOn(t, emu)
 				return nil
 			},
@@ -113,6 +114,16 @@ func TestAccScoreRestore(t *testing.T) {
 			},
 		}},
 	})
+}
+
+// backupAged takes a backup of the emulator's scores and waits until the scores in it
+// are older than the clock's tolerance: a score restored from a backup is taken as a
+// state's only when it is older than the state's score by more than that margin, and
+// a real backup is hours old, not milliseconds.
+func backupAged(ctl *emulator.Emulator) emulator.ScoreBackup {
+	backup := ctl.BackupScores()
+	time.Sleep(client.ClockTolerance + 250*time.Millisecond)
+	return backup
 }
 
 // aliasesOn maps each alias on the platform to the UUID of the score that holds it.
@@ -212,7 +223,7 @@ resource "mediaplatform_score" "test" {
 		Steps: []resource.TestStep{{
 			Config: config("v1"),
 			Check: func(*terraform.State) error {
-				backup = ctl.BackupScores()
+				backup = backupAged(ctl)
 				return nil
 			},
 		}, {
@@ -255,7 +266,7 @@ resource "mediaplatform_score" "orphan" {
 	w := newWorkspace(t, emu, config("v1", false))
 	w.run("apply", "-auto-approve", "-target=mediaplatform_score.test")
 	held := aliasesOn(t, emu)[alias]
-	backup := ctl.BackupScores()
+	backup := backupAged(ctl)
 	w.write(config("v2", false))
 	w.run("apply", "-auto-approve", "-target=mediaplatform_score.test")
 	gone := aliasesOn(t, emu)[alias]
@@ -283,6 +294,7 @@ resource "mediaplatform_score" "orphan" {
 		t.Fatal(err)
 	}
 	_ = c.Close(t.Context())
+	afterTheKilledRun()
 	w.write(config("v2", true))
 	out = w.run("apply", "-auto-approve")
 	if want := errorPattern("Warning: Score adopted", "Nothing to do: score "+s.ID, alias+"-orphan", "is this resource's now"); !want.MatchString(out) {
@@ -295,4 +307,106 @@ resource "mediaplatform_score" "orphan" {
 		t.Errorf("the platform holds %d scores, want 2", n)
 	}
 	w.run("destroy", "-auto-approve")
+}
+
+// viewerClient is a client of the emulator as another platform user than the
+// provider's: another configuration's publisher.
+func viewerClient(t *testing.T, emu *testEmulator) *client.Client {
+	t.Helper()
+	cfg := emu.config()
+	cfg.Username, cfg.Password = "viewer", "viewer-secret"
+	c, err := client.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close(context.Background()) })
+	return c
+}
+
+// TestAccScoreRestore_notAnotherUsersScore: a score this state recorded is gone and
+// its alias is held by a score that looks older but was published by another user: it
+// is never taken as the state's, so neither the plan's replacement nor the destroy
+// deletes it; the plan creates the score and the apply fails on the alias. Two ways it happens: another configuration publishes the alias after the
+// state's score was deleted out of band, as the platform's clock steps back an hour
+// (its createdAt then reads older than the state's score); and a restore from a
+// backup brings back another user's older score. Before, both were taken as restored,
+// and the apply deleted them.
+func TestAccScoreRestore_notAnotherUsersScore(t *testing.T) {
+	t.Parallel()
+	config := func(emu *testEmulator, alias string) string {
+		return emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  score_url          = %q
+  score_id           = %q
+  wait_for_rendering = false
+}
+`, accScoreURL(alias), alias)
+	}
+	run := func(t *testing.T, emu *testEmulator, alias string, afterCreate func(mine string) *client.Score) {
+		ctl := emu.control(t, "faults and score counts")
+		var mine string
+		var theirs *client.Score
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviderFactories(t),
+			Steps: []resource.TestStep{{
+				Config: config(emu, alias),
+				Check: func(s *terraform.State) error {
+					mine = s.RootModule().Resources["mediaplatform_score.test"].Primary.ID
+					return nil
+				},
+			}, {
+				PreConfig: func() { theirs = afterCreate(mine) },
+				Config:    config(emu, alias),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("mediaplatform_score.test", plancheck.ResourceActionCreate)},
+				},
+				ExpectError: errorPattern("Unable to publish score", "is used by another score"),
+			}},
+		})
+		if _, ok := ctl.Score(theirs.ID); !ok {
+			t.Errorf("the other user's score %s under %q is gone", theirs.ID, alias)
+		}
+	}
+	t.Run("published as the platform's clock steps back", func(t *testing.T) {
+		t.Parallel()
+		emu := newTestEmulator(t)
+		ctl := emu.control(t, "the platform's clock")
+		alias := accName()
+		run(t, emu, alias, func(mine string) *client.Score {
+			if err := emu.client(t).DeleteScore(context.Background(), mine, false); err != nil {
+				t.Fatal(err)
+			}
+			ctl.SetFaults(emulator.Faults{ClockOffsetSeconds: -3600})
+			theirs, err := viewerClient(t, emu).PublishScore(context.Background(), client.PublishScoreInput{
+				ScoreURL: accScoreURL(alias + "-theirs"), Alias: alias,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			emu.deleteAtCleanup(t)(theirs.ID)
+			return theirs
+		})
+	})
+	t.Run("restored from a backup", func(t *testing.T) {
+		t.Parallel()
+		emu := newTestEmulator(t)
+		ctl := emu.control(t, "backup and restore")
+		alias := accName()
+		viewer := viewerClient(t, emu)
+		theirs, err := viewer.PublishScore(context.Background(), client.PublishScoreInput{
+			ScoreURL: accScoreURL(alias + "-theirs"), Alias: alias,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		emu.deleteAtCleanup(t)(theirs.ID)
+		backup := backupAged(ctl)
+		if err := viewer.DeleteScore(context.Background(), theirs.ID, false); err != nil {
+			t.Fatal(err)
+		}
+		run(t, emu, alias, func(string) *client.Score {
+			ctl.RestoreScores(backup)
+			return theirs
+		})
+	})
 }
