@@ -125,16 +125,6 @@ func processGone(pid int) bool {
 	return errors.Is(err, os.ErrNotExist)
 }
 
-// processAlive reports whether pid is a live process (not gone, not a zombie).
-func processAlive(pid int) bool {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
-}
-
 // gitlabJobScript is the script GitLab Runner's bash shell writes for a job
 // (shells/bash.go, BashWriter.Finish): a TERM trap, errexit, and the step's commands
 // evaluated in the stage's pipeline.

@@ -229,7 +229,7 @@ func (r *scoreResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
 		return
 	}
-	if restored, _ := restoredScoreOf(ctx, req.Private); restored != nil {
+	if restored := restoredScoreOf(ctx, req.Private); restored != nil {
 		// Terraform replaces only for a value that changes: the UUID does.
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), types.StringUnknown())...)
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("id"))
@@ -486,7 +486,7 @@ func (r *scoreResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		return
 	}
 	if !restored {
-		if marked, _ := restoredScoreOf(ctx, req.Private); marked != nil {
+		if marked := restoredScoreOf(ctx, req.Private); marked != nil {
 			resp.Diagnostics.Append(resp.Private.SetKey(ctx, restoredScoreKey, nil)...)
 		}
 	}
@@ -696,20 +696,17 @@ type privateWriter interface {
 }
 
 // restoredScoreOf reads the restored score's mark from the private state, nil when
-// there is none.
-func restoredScoreOf(ctx context.Context, private privateData) (*restoredScoreMark, diag.Diagnostics) {
+// there is none or it cannot be read (then the refresh judges the score afresh).
+func restoredScoreOf(ctx context.Context, private privateData) *restoredScoreMark {
 	if private == nil || reflect.ValueOf(private).IsNil() {
-		return nil, nil
+		return nil
 	}
-	b, diags := private.GetKey(ctx, restoredScoreKey)
-	if len(b) == 0 {
-		return nil, diags
-	}
+	b, _ := private.GetKey(ctx, restoredScoreKey)
 	var mark restoredScoreMark
-	if json.Unmarshal(b, &mark) != nil || mark.ID == "" {
-		return nil, diags
+	if len(b) == 0 || json.Unmarshal(b, &mark) != nil || mark.ID == "" {
+		return nil
 	}
-	return &mark, diags
+	return &mark
 }
 
 // restoredScore looks, for a state whose score the platform no longer has, for the
@@ -737,7 +734,7 @@ func (r *scoreResource) restoredScore(ctx context.Context, state scoreModel, pri
 		// The alias answered what the UUID did not (a read lagging somewhere): it is there.
 		return held, false, nil
 	}
-	mark, _ := restoredScoreOf(ctx, private)
+	mark := restoredScoreOf(ctx, private)
 	if !restoredHolder(state, held, r.client.PlatformUser()) && (mark == nil || mark.ID != held.ID) && !stateRecords(state, held) {
 		return nil, false, nil
 	}
