@@ -57,6 +57,20 @@ func publishOrphans(t *testing.T, emu *testEmulator, name string, n int) []*clie
 	return orphans
 }
 
+// oneAliasTwiceConfig is two resources of one configuration with the same alias and
+// address, both with adopt_unrecorded.
+func oneAliasTwiceConfig(emu *testEmulator, alias string) string {
+	return emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score" "twice" {
+  count              = 2
+  score_url          = %q
+  score_id           = %q
+  wait_for_rendering = false
+  adopt_unrecorded   = true
+}
+`, accScoreURL(alias), alias)
+}
+
 // afterTheKilledRun waits until the scores published so far are older than the clock's
 // tolerance: adopt_unrecorded takes only a score published before the run began, by
 // more than that margin, and a run started again after a hard kill comes later than
@@ -140,15 +154,7 @@ func TestAccScoreHardKillRecovery_oneScoreOnce(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
-			Config: emu.providerConfig() + fmt.Sprintf(`
-resource "mediaplatform_score" "twice" {
-  count              = 2
-  score_url          = %q
-  score_id           = %q
-  wait_for_rendering = false
-  adopt_unrecorded   = true
-}
-`, accScoreURL(name), name),
+			Config: oneAliasTwiceConfig(emu, name),
 			// Either refusal may come first: the second resource's 409 met the score
 			// published since the run began, or, on a loaded machine, its own publish's
 			// answer was lost and the score it found is the first resource's already.
@@ -189,15 +195,7 @@ func TestAccScoreHardKillRecovery_notThisRunsPublish(t *testing.T) {
 					once.Do(func() { close(release) })
 				}()
 			},
-			Config: emu.providerConfig() + fmt.Sprintf(`
-resource "mediaplatform_score" "twice" {
-  count              = 2
-  score_url          = %q
-  score_id           = %q
-  wait_for_rendering = false
-  adopt_unrecorded   = true
-}
-`, accScoreURL(alias), alias),
+			Config: oneAliasTwiceConfig(emu, alias),
 			// Either refusal: the second resource's 409 met a score published since the
 			// run began, or (a loaded machine, the first answer held past
 			// request_timeout) the score its lost publish found is the first one's.

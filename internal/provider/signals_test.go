@@ -189,30 +189,17 @@ func TestAccProviderSignals(t *testing.T) {
 	})
 }
 
-// childNamed returns the pid of a child of parent whose command line names name, or 0.
+// childNamed returns the pid of a live child of parent whose command line names name,
+// or 0.
 func childNamed(t *testing.T, parent int, name string) int {
 	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
+	for _, p := range processes() {
+		if p.ppid != parent {
 			continue
 		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid …: comm may hold spaces, so read after the last ')'.
-		fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if len(fields) < 2 || fields[1] != strconv.Itoa(parent) {
-			continue
-		}
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.pid), "cmdline"))
 		if strings.Contains(string(cmdline), name) {
-			return pid
+			return p.pid
 		}
 	}
 	return 0
