@@ -72,20 +72,6 @@ type Options struct {
 	Seed *Seed
 }
 
-// DefaultUsers are the accounts of the contract's section G.
-func DefaultUsers() []User {
-	return []User{
-		{Name: "admin", Password: "admin-secret", AdminLogin: true, Administrator: true},
-		{Name: "alice", Password: "alice-secret", Platform: true, PlatformAdmin: true},
-		{Name: "viewer", Password: "viewer-secret", AdminLogin: true, Platform: true},
-	}
-}
-
-// DefaultClients is the OAuth client of the contract's section G.
-func DefaultClients() []OAuthClient {
-	return []OAuthClient{{ID: "terraform", Secret: "terraform-secret"}}
-}
-
 func (o Options) withDefaults() Options {
 	if o.PublishingService == "" {
 		o.PublishingService = DefaultPublishingService

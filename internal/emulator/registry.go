@@ -20,6 +20,12 @@ type registryEntry struct {
 	Systems   []systemBase `json:"systems,omitempty"`
 }
 
+// RegistryURL returns the service registry's address for a listener at base
+// (scheme://host).
+func (e *Emulator) RegistryURL(base string) string {
+	return e.PlatformURL(base) + registryPath
+}
+
 func (e *Emulator) routeRegistry() {
 	e.handle("GET "+registryPath, e.withUser(e.handleServiceRoots))
 }
