@@ -49,6 +49,8 @@ type Client struct {
 
 	gate rateGate // holds every request back after a 429
 
+	local localClock // this machine's clock, as the client waits (localclock.go)
+
 	clock platformClock // the platform's clock, learned from Date headers
 
 	// countByGet is set once POST /scores/count was answered 405: this platform
@@ -206,7 +208,9 @@ func New(cfg Config) (*Client, error) {
 		userAgent: "terraform-provider-mediaplatform/" + version,
 		secrets:   configuredSecrets(cfg),
 		token:     cache[*AccessToken]{serve: tokenPolicy},
+		local:     orRealClock(cfg.clock),
 	}
+	c.gate.clock = c.local
 	if t, ok := transport.(*http.Transport); ok {
 		c.proxy = t.Proxy
 	}
@@ -223,7 +227,10 @@ func New(cfg Config) (*Client, error) {
 		// checkRetry decides, by count or by time; this only stops a runaway loop.
 		RetryMax:       maxAttempts,
 		CheckRetry:     c.checkRetry,
-		Backoff:        backoff,
+		// The wait between attempts (backoff, Retry-After) is taken on the client's
+		// clock in waitBeforeRetry, not on the library's timer.
+		Backoff:        noBackoff,
+		PrepareRetry:   c.waitBeforeRetry,
 		ErrorHandler:   retryablehttp.PassthroughErrorHandler,
 		RequestLogHook: c.beforeAttempt,
 	}

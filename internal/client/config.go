@@ -135,6 +135,10 @@ type Config struct {
 	// Transport replaces the HTTP transport (tests). When set, CACertPEM,
 	// ClientCertPEM and InsecureSkipVerify are not applied to it.
 	Transport http.RoundTripper
+
+	// clock is the clock the client waits on and judges its budgets with (tests);
+	// nil is the real one (localclock.go).
+	clock localClock
 }
 
 // ApplyEnv fills every empty string setting from its environment variable, so

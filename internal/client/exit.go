@@ -38,7 +38,7 @@ func (c *Client) exitCall(ctx context.Context, method, address string, credentia
 		return 0, fmt.Errorf("invalid address %q: %w", redactURL(address), err)
 	}
 	ctx, platform := c.forPlatform(ctx, u)
-	start := time.Now()
+	start := c.local.Now()
 	for attempts := 1; ; attempts++ {
 		req, err := http.NewRequestWithContext(ctx, method, u.String(), nil)
 		if err != nil {
@@ -65,15 +65,15 @@ func (c *Client) exitCall(ctx context.Context, method, address string, credentia
 			if asked, ok := retryAfter(resp.Header); ok {
 				wait = asked
 			}
-			err = fmt.Errorf("%s %s: HTTP %d (%s)", method, pathOf(u), resp.StatusCode, exitAttempts(attempts, time.Since(start)))
+			err = fmt.Errorf("%s %s: HTTP %d (%s)", method, pathOf(u), resp.StatusCode, exitAttempts(attempts, c.local.Now().Sub(start)))
 			logDebug(ctx, "exit request refused, repeating it after the wait asked for", map[string]any{
 				"method": method, "path": pathOf(u), "status": resp.StatusCode, "retry_after": resp.Header.Get("Retry-After"),
 			})
 		}
-		if deadline, ok := ctx.Deadline(); (ok && time.Until(deadline) < wait) || ctx.Err() != nil {
+		if deadline, ok := ctx.Deadline(); (ok && deadline.Sub(c.local.Now()) < wait) || ctx.Err() != nil {
 			return 0, err
 		}
-		if sleepCtx(ctx, wait) != nil {
+		if c.local.Sleep(ctx, wait) != nil {
 			return 0, err
 		}
 	}

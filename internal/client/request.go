@@ -230,8 +230,10 @@ type attemptInfo struct {
 	// unannounced counts the 429 and 503 answers without Retry-After: each doubles
 	// the wait the next one takes (unannouncedWaitAfter).
 	unannounced int
-	body        []byte
-	bodyRead    bool
+	// wait is what checkRetry decided to wait before the next attempt (waitBeforeRetry).
+	wait     time.Duration
+	body     []byte
+	bodyRead bool
 }
 
 // failures is the number of attempts so far that max_retries counts: every
@@ -270,7 +272,7 @@ func (c *Client) send(ctx context.Context, r *request, cred string) (*response, 
 		body, contentType = []byte(r.form.Encode()), "application/x-www-form-urlencoded"
 	}
 
-	info := &attemptInfo{retrySafe: r.repeatable(), start: time.Now()}
+	info := &attemptInfo{retrySafe: r.repeatable(), start: c.local.Now()}
 	ctx = context.WithValue(ctx, attemptKey{}, info)
 	ctx, platform := c.forPlatform(ctx, u)
 	req, err := retryablehttp.NewRequestWithContext(ctx, r.method, u.String(), body)

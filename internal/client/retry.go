@@ -70,7 +70,7 @@ func (e *RetryAfterError) Error() string {
 func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	info := attemptFrom(ctx)
 	if info == nil {
-		info = &attemptInfo{attempt: 1, start: time.Now()}
+		info = &attemptInfo{attempt: 1, start: c.local.Now()}
 	}
 	safe := info.retrySafe
 	attempt := info.attempt
@@ -87,6 +87,7 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 		}
 		if retry {
 			logDebug(ctx, "retrying after a connection error", map[string]any{"error": err.Error(), "attempt": attempt})
+			info.wait = c.backoffAfter(info, resp)
 		}
 		return retry, err
 	}
@@ -101,7 +102,7 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 			asked = unannouncedWaitAfter(info.unannounced)
 			info.unannounced++
 		}
-		elapsed := time.Since(info.start)
+		elapsed := c.local.Now().Sub(info.start)
 		if resp.StatusCode == http.StatusTooManyRequests {
 			info.rateLimited++
 		}
@@ -127,8 +128,35 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 		logDebug(ctx, "retrying after a transient answer", map[string]any{
 			"status": resp.StatusCode, "retry_after": resp.Header.Get("Retry-After"), "attempt": attempt,
 		})
+		info.wait = c.backoffAfter(info, resp)
 	}
 	return retry, nil
+}
+
+// backoffAfter is the wait before the attempt after info's latest, answered resp (nil:
+// none): what backoff says for it.
+func (c *Client) backoffAfter(info *attemptInfo, resp *http.Response) time.Duration {
+	return backoff(c.cfg.RetryWaitMin, c.cfg.RetryWaitMax, info.attempt-1, resp)
+}
+
+// noBackoff is the library's wait between attempts: none, as waitBeforeRetry takes it
+// on the client's clock.
+func noBackoff(time.Duration, time.Duration, int, *http.Response) time.Duration { return 0 }
+
+// waitBeforeRetry runs before each repeated attempt: it waits what checkRetry decided
+// (backoff, Retry-After) on the client's clock, and ends the call when the context ends
+// during the wait.
+func (c *Client) waitBeforeRetry(req *http.Request) error {
+	info := attemptFrom(req.Context())
+	if info == nil {
+		return nil
+	}
+	wait := info.wait
+	info.wait = 0
+	if wait <= 0 {
+		return req.Context().Err()
+	}
+	return c.local.Sleep(req.Context(), wait)
 }
 
 // retryBudget is how long one call may spend retrying answers of this status: the
@@ -228,6 +256,7 @@ func (c *Client) beforeAttempt(_ retryablehttp.Logger, req *http.Request, i int)
 // by attempts spaced below it, instead of bursts that are refused and paused. The pace
 // ends paceMemory after the last 429.
 type rateGate struct {
+	clock  localClock // the client's; nil is the real clock
 	mu     sync.Mutex
 	until  time.Time
 	spread time.Duration
@@ -247,7 +276,7 @@ const paceMemory = 30 * time.Second
 func (g *rateGate) pause(d time.Duration) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	now := time.Now()
+	now := g.now()
 	if until := now.Add(d); until.After(g.until) {
 		g.until = until
 	}
@@ -279,7 +308,7 @@ func (g *rateGate) prune(now time.Time) {
 // while pacing until the attempt's slot.
 func (g *rateGate) wait(ctx context.Context) {
 	g.mu.Lock()
-	now := time.Now()
+	now := g.now()
 	left := g.until.Sub(now)
 	spread := g.spread
 	var slot time.Time
@@ -303,8 +332,11 @@ func (g *rateGate) wait(ctx context.Context) {
 	g.mu.Unlock()
 	switch {
 	case !slot.IsZero():
-		_ = sleepCtx(ctx, time.Until(slot))
+		_ = orRealClock(g.clock).Sleep(ctx, slot.Sub(g.now()))
 	case left > 0:
-		_ = sleepCtx(ctx, left+rand.N(spread))
+		_ = orRealClock(g.clock).Sleep(ctx, left+rand.N(spread))
 	}
 }
+
+// now is the time on the gate's clock.
+func (g *rateGate) now() time.Time { return orRealClock(g.clock).Now() }

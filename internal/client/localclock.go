@@ -1,0 +1,37 @@
+package client
+
+// This machine's clock, as the client waits on it and judges its budgets with it: the
+// rate gate's pace and pauses, the backoff between attempts, Retry-After waits, the
+// exit's waits, and the time a call has spent retrying. One clock, held by Client and
+// set by Config.clock (tests: a fake clock moves only when the test says); the
+// platform's clock is another matter (clock.go). The exchange times read against the
+// platform's Date header (response.sent, .received) stay on the real clock: the Date
+// is.
+
+import (
+	"context"
+	"time"
+)
+
+// localClock tells the time and waits.
+type localClock interface {
+	// Now is the current time.
+	Now() time.Time
+	// Sleep waits for d, or until ctx ends, returning ctx's error then.
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+// realClock is the time package's clock.
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+func (realClock) Sleep(ctx context.Context, d time.Duration) error { return sleepCtx(ctx, d) }
+
+// orRealClock is k, or the real clock when k is nil.
+func orRealClock(k localClock) localClock {
+	if k == nil {
+		return realClock{}
+	}
+	return k
+}
