@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
 )
 
 // ---------------------------------------------------------------------------
@@ -26,10 +28,10 @@ func TestConformanceAdminLogin(t *testing.T) {
 			f     form
 			field string
 		}{
-			{"no user", form{"pass": {"admin-secret"}, "r": {"createsession"}}, "user"},
+			{"no user", form{"pass": {emulatortest.AdminPassword}, "r": {"createsession"}}, "user"},
 			{"no pass", form{"user": {"admin"}, "r": {"createsession"}}, "pass"},
-			{"no r", form{"user": {"admin"}, "pass": {"admin-secret"}}, "r"},
-			{"r not createsession", form{"user": {"admin"}, "pass": {"admin-secret"}, "r": {"deletesession"}}, "r"},
+			{"no r", form{"user": {emulatortest.AdminUsername}, "pass": {emulatortest.AdminPassword}}, "r"},
+			{"r not createsession", form{"user": {emulatortest.AdminUsername}, "pass": {emulatortest.AdminPassword}, "r": {"deletesession"}}, "r"},
 		} {
 			e.do(t, http.MethodPost, login, tc.f).problem(t, http.StatusBadRequest, "admin/BAD_ARGUMENT", tc.field)
 		}
@@ -37,16 +39,16 @@ func TestConformanceAdminLogin(t *testing.T) {
 	t.Run("invalid credentials", func(t *testing.T) {
 		for _, f := range []form{
 			{"user": {"admin"}, "pass": {"wrong"}, "r": {"createsession"}},
-			{"user": {"nobody"}, "pass": {"admin-secret"}, "r": {"createsession"}},
+			{"user": {"nobody"}, "pass": {emulatortest.AdminPassword}, "r": {"createsession"}},
 			// alice has no administrator API account (user table, section G).
-			{"user": {"alice"}, "pass": {"alice-secret"}, "r": {"createsession"}},
+			{"user": {emulatortest.Username}, "pass": {emulatortest.Password}, "r": {"createsession"}},
 		} {
 			e.do(t, http.MethodPost, login, f).problem(t, http.StatusUnauthorized, "admin/INVALID_CREDENTIALS", "")
 		}
 	})
 	t.Run("session lifecycle", func(t *testing.T) {
 		// Unknown form fields are ignored.
-		r := e.do(t, http.MethodPost, login, form{"user": {"admin"}, "pass": {"admin-secret"}, "r": {"createsession"}, "extra": {"x"}}).want(t, http.StatusOK)
+		r := e.do(t, http.MethodPost, login, form{"user": {emulatortest.AdminUsername}, "pass": {emulatortest.AdminPassword}, "r": {"createsession"}, "extra": {"x"}}).want(t, http.StatusOK)
 		m := r.obj(t)
 		tok := str(m["token"])
 		if tok == "" || m["user"] != "admin" {
@@ -75,7 +77,7 @@ func TestConformanceAdminLogin(t *testing.T) {
 		e.do(t, http.MethodGet, e.AdminURL+"/logout", nil).problem(t, http.StatusUnauthorized, "admin/UNAUTHORIZED", "")
 	})
 	t.Run("viewer", func(t *testing.T) {
-		tok := e.adminLogin(t, "viewer", "viewer-secret")
+		tok := e.adminLogin(t, emulatortest.ViewerUsername, emulatortest.ViewerPassword)
 		check := e.do(t, http.MethodGet, e.AdminURL+"/checksession", nil, adminToken(tok)...).want(t, http.StatusOK).obj(t)
 		if check["valid"] != true || check["user"] != "viewer" {
 			t.Errorf("checksession = %v", check)
@@ -93,7 +95,7 @@ func TestConformanceAdminSessionIdle(t *testing.T) {
 	// Margins of seconds, not milliseconds: a request on a loaded machine may take one.
 	const idle = 4 * time.Second
 	e := startEmulator(t, "-session-idle", idle.String())
-	tok := e.adminLogin(t, "admin", "admin-secret")
+	tok := e.adminLogin(t, emulatortest.AdminUsername, emulatortest.AdminPassword)
 	var last time.Time
 	for i := range 3 { // 3 × 0.6 idle > idle: only renewal keeps it alive
 		time.Sleep(idle * 6 / 10)
@@ -119,7 +121,7 @@ func TestConformanceExternalAuth(t *testing.T) {
 	t.Parallel()
 	e := startEmulator(t)
 	u := e.AdminURL + "/externalauth"
-	tok := e.adminLogin(t, "admin", "admin-secret")
+	tok := e.adminLogin(t, emulatortest.AdminUsername, emulatortest.AdminPassword)
 	put := func(t *testing.T, doc any) *reply {
 		t.Helper()
 		return e.do(t, http.MethodPut, u, doc, adminToken(tok)...)
@@ -252,7 +254,7 @@ func TestConformanceSettingsReadings(t *testing.T) {
 		t.Run(tc.reading, func(t *testing.T) {
 			t.Parallel()
 			e := startEmulator(t, "-reading", tc.reading)
-			tok := e.adminLogin(t, "admin", "admin-secret")
+			tok := e.adminLogin(t, emulatortest.AdminUsername, emulatortest.AdminPassword)
 			u := e.AdminURL + "/externalauth"
 			if tc.reading == "settingsExtraFields" {
 				if got := e.do(t, http.MethodGet, u, nil, adminToken(tok)...).want(t, http.StatusOK).obj(t); got["searchBase"] != "dc=corp,dc=example" {

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
 )
 
 // ---------------------------------------------------------------------------
@@ -62,12 +64,12 @@ func TestConformancePasswordGrant(t *testing.T) {
 	e := startEmulator(t)
 	ropc, current := e.discover(t)
 	valid := func() form {
-		return form{"grant_type": {"password"}, "username": {"alice"}, "password": {"alice-secret"}}
+		return form{"grant_type": {"password"}, "username": {emulatortest.Username}, "password": {emulatortest.Password}}
 	}
 	without := func(k string) form { f := valid(); f.Del(k); return f }
 	with := func(k, v string) form { f := valid(); f.Set(k, v); return f }
 	wrongBasic := "Basic " + base64.StdEncoding.EncodeToString([]byte("terraform:wrong"))
-	unknownClient := "Basic " + base64.StdEncoding.EncodeToString([]byte("other:terraform-secret"))
+	unknownClient := "Basic " + base64.StdEncoding.EncodeToString([]byte("other:"+emulatortest.ClientSecret))
 
 	for _, tc := range []struct {
 		name   string
@@ -88,7 +90,7 @@ func TestConformancePasswordGrant(t *testing.T) {
 		{"wrong password", with("password", "nope"), basicTerraform, 400, "invalid_grant"},
 		{"unknown user", with("username", "mallory"), basicTerraform, 400, "invalid_grant"},
 		// admin has no platform account (user table, section G).
-		{"admin API account", form{"grant_type": {"password"}, "username": {"admin"}, "password": {"admin-secret"}}, basicTerraform, 400, "invalid_grant"},
+		{"admin API account", form{"grant_type": {"password"}, "username": {emulatortest.AdminUsername}, "password": {emulatortest.AdminPassword}}, basicTerraform, 400, "invalid_grant"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var hdr []string
@@ -105,7 +107,7 @@ func TestConformancePasswordGrant(t *testing.T) {
 
 	for _, user := range []string{"alice", "viewer"} {
 		// Unknown form fields are ignored.
-		r := e.do(t, http.MethodPost, ropc, form{"grant_type": {"password"}, "username": {user}, "password": {user + "-secret"}, "extra": {"x"}},
+		r := e.do(t, http.MethodPost, ropc, form{"grant_type": {"password"}, "username": {user}, "password": {passwordOf(user)}, "extra": {"x"}},
 			"Authorization", basicTerraform).want(t, http.StatusOK)
 		if mt := r.mediaType(); mt != "application/json" {
 			t.Errorf("token response Content-Type %q", mt)
@@ -215,7 +217,7 @@ func TestConformanceTokenLifetime(t *testing.T) {
 	t.Parallel()
 	e := startEmulator(t, "-token-lifetime", "1s")
 	_, current := e.discover(t)
-	r := e.grant(t, "alice", "alice-secret").want(t, http.StatusOK)
+	r := e.grant(t, emulatortest.Username, emulatortest.Password).want(t, http.StatusOK)
 	m := r.obj(t)
 	tok := str(m["access_token"])
 	if n, _ := num(m["expires_in"]); n != 1 {
@@ -281,7 +283,7 @@ func TestConformanceUnauthenticated(t *testing.T) {
 		}
 	}
 	// The admin API does not take platform tokens, nor the platform admin sessions.
-	sess := e.adminLogin(t, "admin", "admin-secret")
+	sess := e.adminLogin(t, emulatortest.AdminUsername, emulatortest.AdminPassword)
 	e.do(t, http.MethodGet, e.AdminURL+"/checksession", nil, adminToken(tok)...).problem(t, http.StatusUnauthorized, "admin/UNAUTHORIZED", "")
 	e.do(t, http.MethodGet, e.PublishingURL+"/core/health", nil, bearer(sess)...).problem(t, http.StatusUnauthorized, "auth/UNAUTHORIZED", "")
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
 )
 
 // ---------------------------------------------------------------------------
@@ -52,7 +54,7 @@ func TestConformanceControl(t *testing.T) {
 	t.Parallel()
 	e := startEmulator(t, "-render-delay", "0")
 	scores := e.PublishingURL + "/scores"
-	sess := e.adminLogin(t, "admin", "admin-secret")
+	sess := e.adminLogin(t, emulatortest.AdminUsername, emulatortest.AdminPassword)
 	tok := e.newToken(t, "alice")
 	tok2 := e.newToken(t, "viewer")
 	s1 := objOf(e.do(t, http.MethodPost, scores, map[string]any{"scoreUrl": "https://cdn.example/1.sib"}, bearer(tok)...).want(t, http.StatusOK).obj(t)["score"])
@@ -96,7 +98,7 @@ func TestConformanceControl(t *testing.T) {
 	if st := e.stats(t); st.LiveSessions != 0 || st.LiveTokens != 1 {
 		t.Errorf("after expiring: stats %+v, want liveSessions 0, liveTokens 1", st)
 	}
-	sess = e.adminLogin(t, "admin", "admin-secret")
+	sess = e.adminLogin(t, emulatortest.AdminUsername, emulatortest.AdminPassword)
 	e.controlOK(t, "expire", map[string]any{"tokens": true, "sessions": true})
 	e.do(t, http.MethodGet, e.AdminURL+"/checksession", nil, adminToken(sess)...).problem(t, http.StatusUnauthorized, "admin/UNAUTHORIZED", "")
 	e.do(t, http.MethodGet, e.PublishingURL+"/core/health", nil, bearer(tok3)...).problem(t, http.StatusUnauthorized, "auth/UNAUTHORIZED", "")
@@ -118,7 +120,7 @@ func TestConformanceControl(t *testing.T) {
 		t.Errorf("after reset: %d scores", n)
 	}
 	e.do(t, http.MethodGet, scores+"/"+str(s1["id"]), nil, bearer(tok)...).problem(t, http.StatusNotFound, "publishing/NOT_FOUND", "")
-	sess = e.adminLogin(t, "admin", "admin-secret")
+	sess = e.adminLogin(t, emulatortest.AdminUsername, emulatortest.AdminPassword)
 	doc := e.do(t, http.MethodGet, e.AdminURL+"/externalauth", nil, adminToken(sess)...).want(t, http.StatusOK).obj(t)
 	if !jsonEqual(doc, map[string]any{"domainName": "", "externalAuthenticationEnabled": false}) {
 		t.Errorf("after reset: settings %v, want the start state", doc)

@@ -30,6 +30,8 @@ import (
 	"time"
 
 	"github.com/yosida95/uritemplate/v3"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
 )
 
 // ---------------------------------------------------------------------------
@@ -469,7 +471,7 @@ func (e *emu) discover(t *testing.T) (ropc, current string) {
 	return e.ropcHref, e.tokenHref
 }
 
-var basicTerraform = "Basic " + base64.StdEncoding.EncodeToString([]byte("terraform:terraform-secret"))
+var basicTerraform = "Basic " + base64.StdEncoding.EncodeToString([]byte(emulatortest.ClientID+":"+emulatortest.ClientSecret))
 
 // grant runs the password grant.
 func (e *emu) grant(t *testing.T, user, pass string) *reply {
@@ -482,7 +484,7 @@ func (e *emu) grant(t *testing.T, user, pass string) *reply {
 // newToken returns a fresh access token for user.
 func (e *emu) newToken(t *testing.T, user string) string {
 	t.Helper()
-	r := e.grant(t, user, user+"-secret").want(t, http.StatusOK)
+	r := e.grant(t, user, passwordOf(user)).want(t, http.StatusOK)
 	tok := str(r.obj(t)["access_token"])
 	if tok == "" {
 		t.Fatalf("%s: no access_token", r)
@@ -582,4 +584,13 @@ func execCommand(t *testing.T, args []string) *exec.Cmd {
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 3 * time.Second
 	return cmd
+}
+
+// passwordOf is the password of a default account.
+func passwordOf(user string) string {
+	return map[string]string{
+		emulatortest.AdminUsername:  emulatortest.AdminPassword,
+		emulatortest.Username:       emulatortest.Password,
+		emulatortest.ViewerUsername: emulatortest.ViewerPassword,
+	}[user]
 }

@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
 )
 
 // binary is the program built by TestMain; buildErr says why there is none.
@@ -123,7 +125,7 @@ func checkServes(t *testing.T, client *http.Client, a addresses) {
 	if err != nil || res.StatusCode != http.StatusOK || body.Links.Self.Href != a.PlatformURL+"/auth" {
 		t.Fatalf("GET /auth: status %d, self %q, err %v", res.StatusCode, body.Links.Self.Href, err)
 	}
-	form := url.Values{"user": {"admin"}, "pass": {"admin-secret"}, "r": {"createsession"}}
+	form := url.Values{"user": {emulatortest.AdminUsername}, "pass": {emulatortest.AdminPassword}, "r": {"createsession"}}
 	req, _ = http.NewRequestWithContext(ctx, http.MethodPost, a.AdminURL+"/login", strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	res, err = client.Do(req)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
 )
 
 // TestRunForModuleAuthors starts the emulator as a CI step would: accounts of its
@@ -101,7 +103,7 @@ func TestRunForModuleAuthors(t *testing.T) {
 	if settings["domainName"] != "CORP" || settings["server0"] != "dc1.corp.example" || settings["port0"] != "636" {
 		t.Errorf("seeded settings: %v", settings)
 	}
-	if res := login("admin", "admin-secret"); res.StatusCode != http.StatusUnauthorized {
+	if res := login(emulatortest.AdminUsername, emulatortest.AdminPassword); res.StatusCode != http.StatusUnauthorized {
 		t.Errorf("the built-in admin account logged in: %d", res.StatusCode)
 	} else {
 		res.Body.Close()

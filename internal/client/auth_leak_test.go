@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
@@ -95,11 +96,11 @@ func TestEchoedSecretsAreMasked(t *testing.T) {
 	// the password in its description.
 	p.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/login$`, Respond: &faultproxy.Answer{
 		Status: 400, Header: http.Header{"Content-Type": {"text/plain"}},
-		Body: "bad request: user=admin&pass=" + emuAdminPass + "&r=createsession",
+		Body: "bad request: user=admin&pass=" + emulatortest.AdminPassword + "&r=createsession",
 	}})
 	p.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/ropc/default$`, Respond: &faultproxy.Answer{
 		Status: 400, Header: http.Header{"Content-Type": {"application/json"}},
-		Body: `{"error":"invalid_grant","error_description":"password ` + emuPassword + ` is wrong for alice"}`,
+		Body: `{"error":"invalid_grant","error_description":"password ` + emulatortest.Password + ` is wrong for alice"}`,
 	}})
 	_, adminErr := c.GetExternalAuthentication(env.ctx)
 	_, platformErr := c.ListScores(env.ctx, ListScoresInput{})
@@ -107,7 +108,7 @@ func TestEchoedSecretsAreMasked(t *testing.T) {
 		if err == nil {
 			t.Fatalf("%s: no error", name)
 		}
-		for _, secret := range []string{emuAdminPass, emuPassword} {
+		for _, secret := range []string{emulatortest.AdminPassword, emulatortest.Password} {
 			if strings.Contains(err.Error(), secret) {
 				t.Errorf("%s error shows a secret: %v", name, err)
 			}

@@ -1,170 +1,20 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"crypto/x509"
 	"encoding/base64"
-	"encoding/pem"
 	"errors"
 	"fmt"
-	"io"
-	"log"
 	"net/http"
-	"net/http/httptest"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-log/tflogtest"
-
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
 )
-
-// Emulator defaults (contract section G).
-const (
-	emuAdminPass    = "admin-secret"
-	emuPassword     = "alice-secret"
-	emuClientSecret = "terraform-secret"
-)
-
-const (
-	routeScores    = "/api/v1/apis/media.publishing;version=2;realm=global/scores"
-	routeScoreByID = routeScores + "/{id}"
-)
-
-// emuEnv is one emulator on an httptest server, with a TRACE logger capturing
-// everything the clients log. At cleanup it checks that the logs hold none of
-// the configured secrets nor any credential or viewer URL that crossed the wire.
-type emuEnv struct {
-	t    *testing.T
-	emu  *emulator.Emulator
-	srv  *httptest.Server
-	ctx  context.Context
-	logs *syncBuffer
-	seen *secretRecorder
-}
-
-func newEmuEnv(t *testing.T, opts emulator.Options) *emuEnv {
-	t.Helper()
-	if opts.RenderDelay == 0 {
-		opts.RenderDelay = 50 * time.Millisecond
-	}
-	env := &emuEnv{t: t, emu: emulator.New(opts), logs: &syncBuffer{}, seen: &secretRecorder{}}
-	env.srv = httptest.NewServer(env.emu)
-	env.ctx = tflogtest.RootLogger(context.Background(), env.logs)
-	t.Cleanup(env.srv.Close)
-	t.Cleanup(env.checkLogs) // runs after the clients' Close (cleanups run last-in first-out)
-	return env
-}
-
-func (env *emuEnv) config() Config {
-	return Config{
-		AdminURL: env.emu.AdminURL(env.srv.URL), AdminUsername: "admin", AdminPassword: emuAdminPass,
-		PlatformURL: env.emu.PlatformURL(env.srv.URL), ClientID: "terraform", ClientSecret: emuClientSecret,
-		Username: "alice", Password: emuPassword,
-		RetryWaitMin: 2 * time.Millisecond, RetryWaitMax: 20 * time.Millisecond,
-		Transport: &recordingTransport{next: http.DefaultTransport, rec: env.seen},
-	}
-}
-
-// client returns a client for the emulator, closed at cleanup.
-func (env *emuEnv) client(mutate ...func(*Config)) *Client {
-	env.t.Helper()
-	cfg := env.config()
-	for _, m := range mutate {
-		m(&cfg)
-	}
-	c, err := New(cfg)
-	if err != nil {
-		env.t.Fatalf("New: %v", err)
-	}
-	env.t.Cleanup(func() {
-		if err := c.Close(env.ctx); err != nil {
-			env.t.Errorf("Close: %v", err)
-		}
-	})
-	return c
-}
-
-func (env *emuEnv) stats() emulator.Stats { return env.emu.Stats() }
-
-func (env *emuEnv) checkLogs() {
-	logs := env.logs.String()
-	if !strings.Contains(logs, `"@message":"HTTP request"`) {
-		env.t.Errorf("no request was logged; is the logger wired?")
-	}
-	secrets := append(env.seen.list(), emuAdminPass, emuPassword, emuClientSecret, "viewer-secret",
-		base64.StdEncoding.EncodeToString([]byte("terraform:"+emuClientSecret)))
-	for _, s := range secrets {
-		if strings.Contains(logs, s) {
-			env.t.Errorf("the logs contain the secret %q", s)
-		}
-	}
-}
-
-// secretRecorder collects credentials and viewer URLs seen on the wire.
-type secretRecorder struct {
-	mu     sync.Mutex
-	values map[string]bool
-}
-
-func (r *secretRecorder) add(v string) {
-	if len(v) < 6 {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.values == nil {
-		r.values = map[string]bool{}
-	}
-	r.values[v] = true
-}
-
-func (r *secretRecorder) list() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []string
-	for v := range r.values {
-		out = append(out, v)
-	}
-	return out
-}
-
-var secretFields = regexp.MustCompile(`"(access_token|accessToken|token|viewerUrl)"\s*:\s*"([^"]+)"`)
-
-// recordingTransport records every credential in requests and responses.
-type recordingTransport struct {
-	next http.RoundTripper
-	rec  *secretRecorder
-}
-
-func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if a := req.Header.Get("Authorization"); a != "" {
-		_, v, _ := strings.Cut(a, " ")
-		t.rec.add(v)
-	}
-	t.rec.add(req.Header.Get("token"))
-	resp, err := t.next.RoundTrip(req)
-	if err != nil || resp.Body == nil {
-		return resp, err
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		return nil, err
-	}
-	for _, m := range secretFields.FindAllSubmatch(body, -1) {
-		t.rec.add(string(m[2]))
-	}
-	for _, c := range resp.Cookies() {
-		t.rec.add(c.Value)
-	}
-	resp.Body = io.NopCloser(bytes.NewReader(body))
-	return resp, nil
-}
 
 func TestEmulatorAdmin(t *testing.T) {
 	t.Parallel()
@@ -212,7 +62,9 @@ func TestEmulatorAdmin(t *testing.T) {
 		t.Errorf("session %+v %v", sess, err)
 	}
 
-	viewer := env.client(func(c *Config) { c.AdminUsername, c.AdminPassword = "viewer", "viewer-secret" })
+	viewer := env.client(func(c *Config) {
+		c.AdminUsername, c.AdminPassword = emulatortest.ViewerUsername, emulatortest.ViewerPassword
+	})
 	if _, err := viewer.GetExternalAuthentication(ctx); !IsForbidden(err) {
 		t.Errorf("viewer: %v", err)
 	}
@@ -766,7 +618,7 @@ func TestEmulatorDataModels(t *testing.T) {
 	}
 
 	// A regular user sees readonly flags that the administrator does not.
-	viewer := env.client(func(c *Config) { c.Username, c.Password = "viewer", "viewer-secret" })
+	viewer := env.client(func(c *Config) { c.Username, c.Password = emulatortest.ViewerUsername, emulatortest.ViewerPassword })
 	vm, err := viewer.AssetModelByID(ctx, "interplay-pam", "pam-1", "clip-1", "")
 	if err != nil {
 		t.Fatal(err)
@@ -874,7 +726,7 @@ func TestEmulatorOAuthErrors(t *testing.T) {
 	}
 	_, err = env.client(func(c *Config) {
 		c.ClientID, c.ClientSecret = "", ""
-		c.BasicToken = base64.StdEncoding.EncodeToString([]byte("terraform:" + emuClientSecret))
+		c.BasicToken = base64.StdEncoding.EncodeToString([]byte(emulatortest.ClientID + ":" + emulatortest.ClientSecret))
 	}).Health(ctx)
 	if err != nil {
 		t.Errorf("basic token: %v", err)
@@ -886,17 +738,11 @@ func TestEmulatorOAuthErrors(t *testing.T) {
 
 func TestEmulatorOverTLS(t *testing.T) {
 	t.Parallel()
-	emu := emulator.New(emulator.Options{})
-	srv := httptest.NewUnstartedServer(emu)
-	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the untrusted handshake is expected to fail
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	caPEM := string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
-	base := Config{
-		AdminURL: emu.AdminURL(srv.URL), AdminUsername: "admin", AdminPassword: emuAdminPass,
-		PlatformURL: emu.PlatformURL(srv.URL), ClientID: "terraform", ClientSecret: emuClientSecret,
-		Username: "alice", Password: emuPassword, RetryWaitMin: time.Millisecond, RetryWaitMax: time.Millisecond,
-	}
+	srv := emulatortest.StartTLS(t, emulator.Options{}) // the untrusted handshake is expected to fail
+	emu := srv.Emulator
+	caPEM := srv.CertPEM()
+	base := emulatorConfig(srv)
+	base.RetryWaitMin, base.RetryWaitMax = time.Millisecond, time.Millisecond
 	ctx := context.Background()
 
 	untrusted, _ := New(base)

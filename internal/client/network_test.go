@@ -3,10 +3,7 @@ package client
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/pem"
 	"errors"
-	"io"
-	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -16,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/testca"
 )
 
@@ -25,22 +23,16 @@ import (
 func TestClientCertificate(t *testing.T) {
 	t.Parallel()
 	trusted, other := testca.New(t, "gateway CA"), testca.New(t, "another CA")
-	emu := emulator.New(emulator.Options{})
-	srv := httptest.NewUnstartedServer(emu)
 	pool := x509.NewCertPool()
 	pool.AddCert(trusted.Cert)
-	srv.TLS = &tls.Config{ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: pool, MinVersion: tls.VersionTLS12}
-	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes are the test
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	serverCA := string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
+	// The refused handshakes are the test (emulatortest does not log them).
+	srv := emulatortest.ServeTLS(t, emulator.New(emulator.Options{}),
+		&tls.Config{ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: pool, MinVersion: tls.VersionTLS12})
 	config := func(certPEM, keyPEM string) Config {
-		return Config{
-			AdminURL: emu.AdminURL(srv.URL), AdminUsername: "admin", AdminPassword: emuAdminPass,
-			PlatformURL: emu.PlatformURL(srv.URL), ClientID: "terraform", ClientSecret: emuClientSecret,
-			Username: "alice", Password: emuPassword, CACertPEM: serverCA, ClientCertPEM: certPEM, ClientKeyPEM: keyPEM,
-			MaxRetries: NoRetries,
-		}
+		cfg := emulatorConfig(srv)
+		cfg.CACertPEM, cfg.ClientCertPEM, cfg.ClientKeyPEM = srv.CertPEM(), certPEM, keyPEM
+		cfg.MaxRetries = NoRetries
+		return cfg
 	}
 	good, goodKey := trusted.Issue(t, "terraform-ci", time.Now().Add(time.Hour))
 	stranger, strangerKey := other.Issue(t, "terraform-ci", time.Now().Add(time.Hour))

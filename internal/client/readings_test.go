@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
@@ -54,7 +55,9 @@ func TestExpiredCredentialsAnswered403(t *testing.T) {
 		t.Errorf("%d administrator logins, want 2 (one fresh session after the 403)", n)
 	}
 
-	viewer := env.client(func(cfg *Config) { cfg.AdminUsername, cfg.AdminPassword = "viewer", "viewer-secret" })
+	viewer := env.client(func(cfg *Config) {
+		cfg.AdminUsername, cfg.AdminPassword = emulatortest.ViewerUsername, emulatortest.ViewerPassword
+	})
 	for i := range 2 { // with a fresh session, then with one held from before
 		if _, err := viewer.GetExternalAuthentication(env.ctx); !IsForbidden(err) {
 			t.Errorf("call %d of an account without the right: %v, want 403", i+1, err)

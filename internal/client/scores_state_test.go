@@ -38,7 +38,7 @@ func TestScoreNotFoundNeedsTheCollection(t *testing.T) {
 	// A publishing address the platform does not serve answers 404 for every score:
 	// that is an address error, never "gone".
 	wrong := env.client(func(cfg *Config) {
-		cfg.PublishingURL = env.emu.AdminURL(env.srv.URL) + "/apis/media.publishin;version=2;realm=global"
+		cfg.PublishingURL = env.srv.AdminURL() + "/apis/media.publishin;version=2;realm=global"
 	})
 	for name, call := range map[string]func() error{
 		"get":    func() error { _, err := wrong.GetScore(env.ctx, "some-alias"); return err },

@@ -20,7 +20,7 @@ func TestAdminLogin(t *testing.T) {
 	et := newEmuTester(t, Options{})
 
 	t.Run("success", func(t *testing.T) {
-		res := et.adminForm(url.Values{"user": {"admin"}, "pass": {"admin-secret"}, "r": {"createsession"}})
+		res := et.adminForm(url.Values{"user": {DefaultAdminName}, "pass": {DefaultAdminPassword}, "r": {"createsession"}})
 		body := res.wantJSON(t, http.StatusOK, "application/json")
 		emuWantKeys(t, body, "token", "user")
 		if body["user"] != "admin" {
@@ -31,7 +31,7 @@ func TestAdminLogin(t *testing.T) {
 		}
 	})
 	t.Run("viewer may log in", func(t *testing.T) {
-		res := et.adminForm(url.Values{"user": {"viewer"}, "pass": {"viewer-secret"}, "r": {"createsession"}})
+		res := et.adminForm(url.Values{"user": {DefaultViewerName}, "pass": {DefaultViewerPassword}, "r": {"createsession"}})
 		res.wantJSON(t, http.StatusOK, "application/json")
 	})
 
@@ -42,14 +42,14 @@ func TestAdminLogin(t *testing.T) {
 		code   string
 		field  string
 	}{
-		{"missing user", url.Values{"pass": {"admin-secret"}, "r": {"createsession"}}, 400, "admin/BAD_ARGUMENT", "user"},
+		{"missing user", url.Values{"pass": {DefaultAdminPassword}, "r": {"createsession"}}, 400, "admin/BAD_ARGUMENT", "user"},
 		{"missing pass", url.Values{"user": {"admin"}, "r": {"createsession"}}, 400, "admin/BAD_ARGUMENT", "pass"},
-		{"missing r", url.Values{"user": {"admin"}, "pass": {"admin-secret"}}, 400, "admin/BAD_ARGUMENT", "r"},
-		{"r not createsession", url.Values{"user": {"admin"}, "pass": {"admin-secret"}, "r": {"destroysession"}}, 400, "admin/BAD_ARGUMENT", "r"},
+		{"missing r", url.Values{"user": {DefaultAdminName}, "pass": {DefaultAdminPassword}}, 400, "admin/BAD_ARGUMENT", "r"},
+		{"r not createsession", url.Values{"user": {DefaultAdminName}, "pass": {DefaultAdminPassword}, "r": {"destroysession"}}, 400, "admin/BAD_ARGUMENT", "r"},
 		{"empty form", url.Values{}, 400, "admin/BAD_ARGUMENT", "user"},
 		{"unknown user", url.Values{"user": {"mallory"}, "pass": {"x"}, "r": {"createsession"}}, 401, "admin/INVALID_CREDENTIALS", ""},
-		{"wrong password", url.Values{"user": {"admin"}, "pass": {"viewer-secret"}, "r": {"createsession"}}, 401, "admin/INVALID_CREDENTIALS", ""},
-		{"platform-only user", url.Values{"user": {"alice"}, "pass": {"alice-secret"}, "r": {"createsession"}}, 401, "admin/INVALID_CREDENTIALS", ""},
+		{"wrong password", url.Values{"user": {DefaultAdminName}, "pass": {DefaultViewerPassword}, "r": {"createsession"}}, 401, "admin/INVALID_CREDENTIALS", ""},
+		{"platform-only user", url.Values{"user": {DefaultUserName}, "pass": {DefaultUserPassword}, "r": {"createsession"}}, 401, "admin/INVALID_CREDENTIALS", ""},
 	}
 	for _, tc := range failures {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,7 +69,7 @@ func TestAdminLogin(t *testing.T) {
 func TestAdminCheckSession(t *testing.T) {
 	t.Parallel()
 	et := newEmuTester(t, Options{})
-	token := et.adminLogin("admin", "admin-secret")
+	token := et.adminLogin(DefaultAdminName, DefaultAdminPassword)
 
 	before := time.Now()
 	res := et.admin(http.MethodGet, "/checksession", token, nil)
@@ -99,8 +99,8 @@ func TestAdminCheckSession(t *testing.T) {
 func TestAdminLogout(t *testing.T) {
 	t.Parallel()
 	et := newEmuTester(t, Options{})
-	token := et.adminLogin("admin", "admin-secret")
-	other := et.adminLogin("admin", "admin-secret")
+	token := et.adminLogin(DefaultAdminName, DefaultAdminPassword)
+	other := et.adminLogin(DefaultAdminName, DefaultAdminPassword)
 
 	body := et.admin(http.MethodGet, "/logout", token, nil).wantJSON(t, http.StatusOK, "application/json")
 	if !reflect.DeepEqual(body, map[string]any{"loggedOut": true}) {
@@ -123,7 +123,7 @@ func TestAdminSessionIdleExpiry(t *testing.T) {
 	clock := newTestClock()
 	e.admin.clock = clock.Now
 	et := serveEmulator(t, e)
-	token := et.adminLogin("admin", "admin-secret")
+	token := et.adminLogin(DefaultAdminName, DefaultAdminPassword)
 
 	// Every authenticated request renews the session: 5 × idle/4 outlives one idle period.
 	for range 5 {
@@ -132,7 +132,7 @@ func TestAdminSessionIdleExpiry(t *testing.T) {
 	}
 	// A request that is forbidden is still authenticated, and renews too: the check
 	// comes a full idle period after the login.
-	viewer := et.adminLogin("viewer", "viewer-secret")
+	viewer := et.adminLogin(DefaultViewerName, DefaultViewerPassword)
 	clock.Advance(idle / 2)
 	et.admin(http.MethodGet, "/externalauth", viewer, nil).wantStatus(t, http.StatusForbidden)
 	clock.Advance(idle / 2)
@@ -150,7 +150,7 @@ func TestAdminSessionIdleExpiry(t *testing.T) {
 func TestAdminExternalAuthInitial(t *testing.T) {
 	t.Parallel()
 	et := newEmuTester(t, Options{})
-	token := et.adminLogin("admin", "admin-secret")
+	token := et.adminLogin(DefaultAdminName, DefaultAdminPassword)
 	body := et.admin(http.MethodGet, "/externalauth", token, nil).wantJSON(t, http.StatusOK, "application/json")
 	want := map[string]any{"domainName": "", "externalAuthenticationEnabled": false}
 	if !reflect.DeepEqual(body, want) {
@@ -217,7 +217,7 @@ func TestAdminExternalAuthPut(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			et := newEmuTester(t, Options{})
-			token := et.adminLogin("admin", "admin-secret")
+			token := et.adminLogin(DefaultAdminName, DefaultAdminPassword)
 			got := et.admin(http.MethodPut, "/externalauth", token, strings.NewReader(tc.put)).wantJSON(t, http.StatusOK, "application/json")
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("PUT returned %v, want %v", got, tc.want)
@@ -233,7 +233,7 @@ func TestAdminExternalAuthPut(t *testing.T) {
 func TestAdminExternalAuthReplaces(t *testing.T) {
 	t.Parallel()
 	et := newEmuTester(t, Options{})
-	token := et.adminLogin("admin", "admin-secret")
+	token := et.adminLogin(DefaultAdminName, DefaultAdminPassword)
 	et.admin(http.MethodPut, "/externalauth", token, strings.NewReader(`{"domainName": "CORP", "externalAuthenticationEnabled": true,
 		"server0": "a", "port0": "389", "server1": "b", "server2": "c", "enabled2": false}`)).wantStatus(t, 200)
 	et.admin(http.MethodPut, "/externalauth", token, strings.NewReader(`{"domainName": "NEW", "externalAuthenticationEnabled": false,
@@ -298,7 +298,7 @@ func TestAdminExternalAuthPutFailures(t *testing.T) {
 		{"enabled a string", `{` + req + `, "server0": "a", "enabled0": "yes"}`, "enabled0"},
 	}
 	et := newEmuTester(t, Options{})
-	token := et.adminLogin("admin", "admin-secret")
+	token := et.adminLogin(DefaultAdminName, DefaultAdminPassword)
 	stored := `{"domainName": "KEEP", "externalAuthenticationEnabled": true, "server0": "keep", "port0": "389"}`
 	et.admin(http.MethodPut, "/externalauth", token, strings.NewReader(stored)).wantStatus(t, 200)
 	for _, tc := range cases {
@@ -318,7 +318,7 @@ func TestAdminExternalAuthPutFailures(t *testing.T) {
 func TestAdminExternalAuthAccess(t *testing.T) {
 	t.Parallel()
 	et := newEmuTester(t, Options{})
-	viewer := et.adminLogin("viewer", "viewer-secret")
+	viewer := et.adminLogin(DefaultViewerName, DefaultViewerPassword)
 	doc := `{"domainName": "EVIL", "externalAuthenticationEnabled": true}`
 
 	et.admin(http.MethodGet, "/externalauth", viewer, nil).wantProblem(t, 403, "admin/FORBIDDEN", "")
@@ -329,7 +329,7 @@ func TestAdminExternalAuthAccess(t *testing.T) {
 		et.admin(http.MethodGet, "/externalauth", token, nil).wantProblem(t, 401, "admin/UNAUTHORIZED", "")
 		et.admin(http.MethodPut, "/externalauth", token, strings.NewReader(doc)).wantProblem(t, 401, "admin/UNAUTHORIZED", "")
 	}
-	admin := et.adminLogin("admin", "admin-secret")
+	admin := et.adminLogin(DefaultAdminName, DefaultAdminPassword)
 	got := et.admin(http.MethodGet, "/externalauth", admin, nil).wantJSON(t, http.StatusOK, "application/json")
 	if got["domainName"] != "" {
 		t.Errorf("a forbidden PUT took effect: %v", got)
@@ -339,7 +339,7 @@ func TestAdminExternalAuthAccess(t *testing.T) {
 func TestAdminUnknownRoutes(t *testing.T) {
 	t.Parallel()
 	et := newEmuTester(t, Options{})
-	token := et.adminLogin("admin", "admin-secret")
+	token := et.adminLogin(DefaultAdminName, DefaultAdminPassword)
 
 	res := et.admin(http.MethodDelete, "/externalauth", token, nil)
 	res.wantProblem(t, http.StatusMethodNotAllowed, "admin/METHOD_NOT_ALLOWED", "")
@@ -366,7 +366,7 @@ func TestAdminSettingsReadings(t *testing.T) {
 		t.Parallel()
 		et := newEmuTester(t, Options{})
 		et.withReadings("allServerSlots")
-		token := et.adminLogin("admin", "admin-secret")
+		token := et.adminLogin(DefaultAdminName, DefaultAdminPassword)
 		want := map[string]any{"domainName": "CORP", "externalAuthenticationEnabled": false,
 			"server0": "dc1", "port0": "389", "enabled0": true, "server1": "dc2", "enabled1": false}
 		for n := 2; n < 8; n++ {
@@ -387,7 +387,7 @@ func TestAdminSettingsReadings(t *testing.T) {
 		t.Parallel()
 		et := newEmuTester(t, Options{})
 		et.withReadings("omitEmptyAdminMembers")
-		token := et.adminLogin("admin", "admin-secret")
+		token := et.adminLogin(DefaultAdminName, DefaultAdminPassword)
 		if got := et.admin(http.MethodGet, "/externalauth", token, nil).wantJSON(t, http.StatusOK, "application/json"); len(got) != 0 {
 			t.Errorf("initial settings = %v, want {}", got)
 		}
@@ -403,7 +403,7 @@ func TestAdminSettingsReadings(t *testing.T) {
 	t.Run("settingsExtraFields", func(t *testing.T) {
 		t.Parallel()
 		et := newEmuTester(t, Options{})
-		token := et.adminLogin("admin", "admin-secret")
+		token := et.adminLogin(DefaultAdminName, DefaultAdminPassword)
 		// Off, the emulator ignores unknown members, as the contract says.
 		et.admin(http.MethodPut, "/externalauth", token, strings.NewReader(`{"domainName": "CORP",
 			"externalAuthenticationEnabled": true, "searchBase": "ignored"}`)).wantStatus(t, http.StatusOK)

@@ -17,7 +17,7 @@ func TestMoveTokenService(t *testing.T) {
 			t.Parallel()
 			et := newEmuTester(t, Options{})
 			base := et.e.PlatformURL(et.srv.URL)
-			before := et.platformLogin("alice", "alice-secret")
+			before := et.platformLogin(DefaultUserName, DefaultUserPassword)
 
 			et.e.MoveTokenService(status)
 
@@ -37,11 +37,11 @@ func TestMoveTokenService(t *testing.T) {
 			}
 
 			// The old paths answer the move's status; the new ones serve.
-			form := url.Values{"grant_type": {"password"}, "username": {"alice"}, "password": {"alice-secret"}}
+			form := url.Values{"grant_type": {"password"}, "username": {DefaultUserName}, "password": {DefaultUserPassword}}
 			et.grant(form).wantProblem(t, status, map[int]string{404: "auth/NOT_FOUND", 410: "auth/GONE"}[status], "")
 			req := et.request(http.MethodPost, tokenHomes[1].ropc, strings.NewReader(form.Encode()))
 			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-			req.SetBasicAuth("terraform", "terraform-secret")
+			req.SetBasicAuth(DefaultClientID, DefaultClientSecret)
 			et.send(req).wantJSON(t, 200, "application/json")
 			et.bearer(http.MethodGet, tokenHomes[0].tokenInfo, before).wantStatus(t, status)
 
@@ -55,7 +55,7 @@ func TestMoveTokenService(t *testing.T) {
 
 			// Reset brings the token service home; the second home is no address again.
 			et.e.Reset()
-			et.platformLogin("alice", "alice-secret")
+			et.platformLogin(DefaultUserName, DefaultUserPassword)
 			et.bearer(http.MethodGet, tokenHomes[1].tokenInfo, "any").wantStatus(t, http.StatusNotFound)
 		})
 	}

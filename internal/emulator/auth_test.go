@@ -73,7 +73,7 @@ func TestAuthDiscovery(t *testing.T) {
 func TestAuthPasswordGrant(t *testing.T) {
 	t.Parallel()
 	et := newEmuTester(t, Options{})
-	res := et.grant(url.Values{"grant_type": {"password"}, "username": {"alice"}, "password": {"alice-secret"}})
+	res := et.grant(url.Values{"grant_type": {"password"}, "username": {DefaultUserName}, "password": {DefaultUserPassword}})
 	body := res.wantJSON(t, http.StatusOK, "application/json")
 	emuWantKeys(t, body, "access_token", "token_type", "expires_in", "scope")
 	token, _ := body["access_token"].(string)
@@ -84,7 +84,7 @@ func TestAuthPasswordGrant(t *testing.T) {
 		t.Errorf("Set-Cookie = %q, want %q", got, want)
 	}
 	// The viewer is a platform user too.
-	et.platformLogin("viewer", "viewer-secret")
+	et.platformLogin(DefaultViewerName, DefaultViewerPassword)
 	if n := et.stats().Logins["oauth"]; n != 2 {
 		t.Errorf("oauth logins = %d, want 2", n)
 	}
@@ -92,7 +92,7 @@ func TestAuthPasswordGrant(t *testing.T) {
 
 func TestAuthPasswordGrantErrors(t *testing.T) {
 	t.Parallel()
-	good := url.Values{"grant_type": {"password"}, "username": {"alice"}, "password": {"alice-secret"}}
+	good := url.Values{"grant_type": {"password"}, "username": {DefaultUserName}, "password": {DefaultUserPassword}}
 	basic := func(s string) string { return "Basic " + base64.StdEncoding.EncodeToString([]byte(s)) }
 	cases := []struct {
 		name   string
@@ -103,18 +103,18 @@ func TestAuthPasswordGrantErrors(t *testing.T) {
 	}{
 		{"no Basic header", "", good, 401, "invalid_client"},
 		{"wrong client secret", basic("terraform:nope"), good, 401, "invalid_client"},
-		{"unknown client", basic("other:terraform-secret"), good, 401, "invalid_client"},
+		{"unknown client", basic("other:" + DefaultClientSecret), good, 401, "invalid_client"},
 		{"no colon", basic("terraform"), good, 401, "invalid_client"},
 		{"not base64", "Basic !!!", good, 401, "invalid_client"},
-		{"Bearer instead of Basic", "Bearer terraform-secret", good, 401, "invalid_client"},
+		{"Bearer instead of Basic", "Bearer " + DefaultClientSecret, good, 401, "invalid_client"},
 		{"client checked first", "", url.Values{"grant_type": {"client_credentials"}}, 401, "invalid_client"},
-		{"other grant type", "-", url.Values{"grant_type": {"client_credentials"}, "username": {"alice"}, "password": {"alice-secret"}}, 400, "unsupported_grant_type"},
-		{"no grant type", "-", url.Values{"username": {"alice"}, "password": {"alice-secret"}}, 400, "unsupported_grant_type"},
-		{"no username", "-", url.Values{"grant_type": {"password"}, "password": {"alice-secret"}}, 400, "invalid_request"},
+		{"other grant type", "-", url.Values{"grant_type": {"client_credentials"}, "username": {DefaultUserName}, "password": {DefaultUserPassword}}, 400, "unsupported_grant_type"},
+		{"no grant type", "-", url.Values{"username": {DefaultUserName}, "password": {DefaultUserPassword}}, 400, "unsupported_grant_type"},
+		{"no username", "-", url.Values{"grant_type": {"password"}, "password": {DefaultUserPassword}}, 400, "invalid_request"},
 		{"no password", "-", url.Values{"grant_type": {"password"}, "username": {"alice"}}, 400, "invalid_request"},
-		{"wrong password", "-", url.Values{"grant_type": {"password"}, "username": {"alice"}, "password": {"viewer-secret"}}, 400, "invalid_grant"},
+		{"wrong password", "-", url.Values{"grant_type": {"password"}, "username": {DefaultUserName}, "password": {DefaultViewerPassword}}, 400, "invalid_grant"},
 		{"unknown user", "-", url.Values{"grant_type": {"password"}, "username": {"mallory"}, "password": {"x"}}, 400, "invalid_grant"},
-		{"admin API user", "-", url.Values{"grant_type": {"password"}, "username": {"admin"}, "password": {"admin-secret"}}, 400, "invalid_grant"},
+		{"admin API user", "-", url.Values{"grant_type": {"password"}, "username": {DefaultAdminName}, "password": {DefaultAdminPassword}}, 400, "invalid_grant"},
 	}
 	et := newEmuTester(t, Options{})
 	for _, tc := range cases {
@@ -124,7 +124,7 @@ func TestAuthPasswordGrantErrors(t *testing.T) {
 			req.Header.Set("Accept", "application/json")
 			switch tc.auth {
 			case "-":
-				req.SetBasicAuth("terraform", "terraform-secret")
+				req.SetBasicAuth(DefaultClientID, DefaultClientSecret)
 			case "":
 			default:
 				req.Header.Set("Authorization", tc.auth)
@@ -151,7 +151,7 @@ func TestAuthPasswordGrantErrors(t *testing.T) {
 func TestAuthTokenUse(t *testing.T) {
 	t.Parallel()
 	et := newEmuTester(t, Options{})
-	token := et.platformLogin("alice", "alice-secret")
+	token := et.platformLogin(DefaultUserName, DefaultUserPassword)
 	info := et.e.PlatformURL(et.srv.URL) + "/auth/tokens/current"
 
 	t.Run("Bearer", func(t *testing.T) {
@@ -185,7 +185,7 @@ func TestAuthTokenUse(t *testing.T) {
 				req.AddCookie(&http.Cookie{Name: "serviceAccessToken", Value: tc.cookie})
 			}
 			if tc.name == "admin session token" {
-				req.Header.Set("token", et.adminLogin("admin", "admin-secret"))
+				req.Header.Set("token", et.adminLogin(DefaultAdminName, DefaultAdminPassword))
 			}
 			et.send(req).wantProblem(t, 401, "auth/UNAUTHORIZED", "")
 		})
@@ -196,7 +196,7 @@ func TestAuthTokenInfoExtendRemove(t *testing.T) {
 	t.Parallel()
 	et := newEmuTester(t, Options{})
 	base := et.e.PlatformURL(et.srv.URL)
-	token := et.platformLogin("alice", "alice-secret")
+	token := et.platformLogin(DefaultUserName, DefaultUserPassword)
 
 	before := time.Now()
 	info := et.bearer(http.MethodGet, base+"/auth/tokens/current", token).wantJSON(t, 200, "application/hal+json")
@@ -258,12 +258,12 @@ func TestAuthTokenLifetime(t *testing.T) {
 	base := et.e.PlatformURL(et.srv.URL)
 	info := base + "/auth/tokens/current"
 
-	body := et.grant(url.Values{"grant_type": {"password"}, "username": {"alice"}, "password": {"alice-secret"}}).wantJSON(t, 200, "application/json")
+	body := et.grant(url.Values{"grant_type": {"password"}, "username": {DefaultUserName}, "password": {DefaultUserPassword}}).wantJSON(t, 200, "application/json")
 	if body["expires_in"] != float64(1) {
 		t.Errorf("expires_in = %v, want 1", body["expires_in"])
 	}
 	kept := emuString(t, body["access_token"])
-	lapsed := et.platformLogin("alice", "alice-secret")
+	lapsed := et.platformLogin(DefaultUserName, DefaultUserPassword)
 
 	time.Sleep(lifetime * 6 / 10)
 	et.bearer(http.MethodPost, info+"/extension", kept).wantStatus(t, 200)

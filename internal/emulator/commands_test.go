@@ -32,7 +32,7 @@ func newCmdHarness(t *testing.T, fakeClock bool) *cmdHarness {
 		e.commands.clock = clock.Now
 	}
 	h := &cmdHarness{emuTester: serveEmulator(t, e), clock: clock}
-	h.token = h.platformLogin("alice", "alice-secret")
+	h.token = h.platformLogin(DefaultUserName, DefaultUserPassword)
 	return h
 }
 

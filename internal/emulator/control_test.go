@@ -35,13 +35,13 @@ func TestControlStatsShape(t *testing.T) {
 func TestControlStatsCounts(t *testing.T) {
 	t.Parallel()
 	et := newEmuTester(t, Options{})
-	session := et.adminLogin("admin", "admin-secret")
-	et.adminLogin("viewer", "viewer-secret")
+	session := et.adminLogin(DefaultAdminName, DefaultAdminPassword)
+	et.adminLogin(DefaultViewerName, DefaultViewerPassword)
 	et.admin(http.MethodGet, "/checksession", session, nil).wantStatus(t, 200)
 	et.do(http.MethodGet, "/auth", nil, nil).wantStatus(t, 200)
 	et.do(http.MethodGet, "/auth", nil, nil).wantStatus(t, 200)
-	token := et.platformLogin("alice", "alice-secret")
-	et.platformLogin("viewer", "viewer-secret")
+	token := et.platformLogin(DefaultUserName, DefaultUserPassword)
+	et.platformLogin(DefaultViewerName, DefaultViewerPassword)
 	et.do(http.MethodGet, "/no/such/thing", nil, nil).wantStatus(t, 404)
 	et.control(http.MethodGet, "faults", "").wantStatus(t, 200) // control: not counted
 
@@ -85,10 +85,10 @@ func TestControlStatsCounts(t *testing.T) {
 func TestControlReset(t *testing.T) {
 	t.Parallel()
 	et := newEmuTester(t, Options{})
-	session := et.adminLogin("admin", "admin-secret")
+	session := et.adminLogin(DefaultAdminName, DefaultAdminPassword)
 	et.admin(http.MethodPut, "/externalauth", session,
 		strings.NewReader(`{"domainName": "CORP", "externalAuthenticationEnabled": true, "server0": "dc1"}`)).wantStatus(t, 200)
-	token := et.platformLogin("alice", "alice-secret")
+	token := et.platformLogin(DefaultUserName, DefaultUserPassword)
 	et.control(http.MethodPost, "faults", `{"latencyMs": 1}`).wantStatus(t, 200)
 
 	et.control(http.MethodPost, "reset", "").wantStatus(t, 200)
@@ -102,7 +102,7 @@ func TestControlReset(t *testing.T) {
 	}
 	et.admin(http.MethodGet, "/checksession", session, nil).wantProblem(t, 401, "admin/UNAUTHORIZED", "")
 	et.bearer(http.MethodGet, "/auth/tokens/current", token).wantProblem(t, 401, "auth/UNAUTHORIZED", "")
-	session = et.adminLogin("admin", "admin-secret")
+	session = et.adminLogin(DefaultAdminName, DefaultAdminPassword)
 	got := et.admin(http.MethodGet, "/externalauth", session, nil).wantJSON(t, 200, "application/json")
 	if want := map[string]any{"domainName": "", "externalAuthenticationEnabled": false}; !reflect.DeepEqual(got, want) {
 		t.Errorf("settings after reset = %v, want %v", got, want)
@@ -126,8 +126,8 @@ func TestControlExpire(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			et := newEmuTester(t, Options{})
-			session := et.adminLogin("admin", "admin-secret")
-			token := et.platformLogin("alice", "alice-secret")
+			session := et.adminLogin(DefaultAdminName, DefaultAdminPassword)
+			token := et.platformLogin(DefaultUserName, DefaultUserPassword)
 
 			et.control(http.MethodPost, "expire", tc.body).wantStatus(t, 200)
 
@@ -147,8 +147,8 @@ func TestControlExpire(t *testing.T) {
 				t.Errorf("live sessions %d, tokens %d after expire", s.LiveSessions, s.LiveTokens)
 			}
 			// Re-authentication works.
-			et.admin(http.MethodGet, "/checksession", et.adminLogin("admin", "admin-secret"), nil).wantStatus(t, 200)
-			et.bearer(http.MethodGet, "/auth/tokens/current", et.platformLogin("alice", "alice-secret")).wantStatus(t, 200)
+			et.admin(http.MethodGet, "/checksession", et.adminLogin(DefaultAdminName, DefaultAdminPassword), nil).wantStatus(t, 200)
+			et.bearer(http.MethodGet, "/auth/tokens/current", et.platformLogin(DefaultUserName, DefaultUserPassword)).wantStatus(t, 200)
 		})
 	}
 	t.Run("bad body", func(t *testing.T) {
@@ -161,8 +161,8 @@ func TestControlExpire(t *testing.T) {
 func TestFaultsFailRate(t *testing.T) {
 	t.Parallel()
 	et := newEmuTester(t, Options{})
-	session := et.adminLogin("admin", "admin-secret")
-	token := et.platformLogin("alice", "alice-secret")
+	session := et.adminLogin(DefaultAdminName, DefaultAdminPassword)
+	token := et.platformLogin(DefaultUserName, DefaultUserPassword)
 
 	set := et.control(http.MethodPost, "faults", `{"failRate": 1, "status": 503, "retryAfter": 2}`).wantJSON(t, 200, "application/json")
 	want := map[string]any{"failRate": float64(1), "status": float64(503), "retryAfter": float64(2), "latencyMs": float64(0),
@@ -179,7 +179,7 @@ func TestFaultsFailRate(t *testing.T) {
 	}{
 		{"admin PUT", et.admin(http.MethodPut, "/externalauth", session,
 			strings.NewReader(`{"domainName": "CORP", "externalAuthenticationEnabled": true}`)), "admin/SERVICE_UNAVAILABLE"},
-		{"admin login", et.adminForm(map[string][]string{"user": {"admin"}, "pass": {"admin-secret"}, "r": {"createsession"}}), "admin/SERVICE_UNAVAILABLE"},
+		{"admin login", et.adminForm(map[string][]string{"user": {DefaultAdminName}, "pass": {DefaultAdminPassword}, "r": {"createsession"}}), "admin/SERVICE_UNAVAILABLE"},
 		{"auth discovery", et.do(http.MethodGet, "/auth", nil, nil), "auth/SERVICE_UNAVAILABLE"},
 		{"token removal", et.bearer(http.MethodDelete, "/auth/tokens/current", token), "auth/SERVICE_UNAVAILABLE"},
 		{"unknown address", et.do(http.MethodGet, "/nothing", nil, nil), "registry/SERVICE_UNAVAILABLE"},
@@ -192,7 +192,7 @@ func TestFaultsFailRate(t *testing.T) {
 		})
 	}
 	t.Run("token endpoint answers in OAuth form", func(t *testing.T) {
-		res := et.grant(map[string][]string{"grant_type": {"password"}, "username": {"alice"}, "password": {"alice-secret"}})
+		res := et.grant(map[string][]string{"grant_type": {"password"}, "username": {DefaultUserName}, "password": {DefaultUserPassword}})
 		body := res.wantJSON(t, 503, "application/json")
 		if body["error"] != "temporarily_unavailable" || res.header.Get("Retry-After") != "2" || res.header.Get("Set-Cookie") != "" {
 			t.Errorf("faulted grant: %v, headers %v", body, res.header)
@@ -277,7 +277,7 @@ func TestFaultsRateLimit(t *testing.T) {
 	results := make([]*emuResponse, 6)
 	for i := range results {
 		wg.Go(func() {
-			results[i] = et.adminForm(map[string][]string{"user": {"admin"}, "pass": {"admin-secret"}, "r": {"createsession"}})
+			results[i] = et.adminForm(map[string][]string{"user": {DefaultAdminName}, "pass": {DefaultAdminPassword}, "r": {"createsession"}})
 		})
 	}
 	wg.Wait()
@@ -336,7 +336,7 @@ func TestFaultsValidation(t *testing.T) {
 func TestFaultsDrop(t *testing.T) {
 	t.Parallel()
 	et := newEmuTester(t, Options{})
-	session := et.adminLogin("admin", "admin-secret")
+	session := et.adminLogin(DefaultAdminName, DefaultAdminPassword)
 	const putRoute = "PUT /api/v1/externalauth"
 	set := et.control(http.MethodPost, "faults", `{"dropRate": 1, "dropRoutes": ["`+putRoute+`"]}`).wantJSON(t, 200, "application/json")
 	if set["dropRate"] != float64(1) || !reflect.DeepEqual(set["dropRoutes"], []any{putRoute}) {
@@ -364,9 +364,9 @@ func TestFaultsDrop(t *testing.T) {
 	// Without routes every platform request is dropped after effect, the control
 	// surface never.
 	et.control(http.MethodPost, "faults", `{"dropRate": 1}`).wantStatus(t, 200)
-	req = et.request(http.MethodPost, ropcPath, strings.NewReader("grant_type=password&username=alice&password=alice-secret"))
+	req = et.request(http.MethodPost, ropcPath, strings.NewReader("grant_type=password&username="+DefaultUserName+"&password="+DefaultUserPassword))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.SetBasicAuth("terraform", "terraform-secret")
+	req.SetBasicAuth(DefaultClientID, DefaultClientSecret)
 	if res, err := et.srv.Client().Do(req); err == nil {
 		res.Body.Close()
 		t.Fatalf("a dropped grant got an answer: %s", res.Status)
@@ -387,7 +387,7 @@ func TestFaultsDropHTTP2(t *testing.T) {
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, e.AdminURL(srv.URL)+"/login",
-		strings.NewReader("user=admin&pass=admin-secret&r=createsession"))
+		strings.NewReader("user="+DefaultAdminName+"&pass="+DefaultAdminPassword+"&r=createsession"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -436,9 +436,9 @@ func TestIssuedSecrets(t *testing.T) {
 	if got := et.e.IssuedSecrets(); len(got) != 0 {
 		t.Errorf("fresh emulator: IssuedSecrets() = %v", got)
 	}
-	session := et.adminLogin("admin", "admin-secret")
-	token := et.platformLogin("alice", "alice-secret")
-	removed := et.platformLogin("alice", "alice-secret")
+	session := et.adminLogin(DefaultAdminName, DefaultAdminPassword)
+	token := et.platformLogin(DefaultUserName, DefaultUserPassword)
+	removed := et.platformLogin(DefaultUserName, DefaultUserPassword)
 	et.bearer(http.MethodDelete, "/auth/tokens/current", removed).wantStatus(t, 204)
 
 	pub := et.e.PublishingURL(et.srv.URL)
@@ -491,8 +491,8 @@ func TestControlRoutes(t *testing.T) {
 func TestControlIsolation(t *testing.T) {
 	t.Parallel()
 	a, b := newEmuTester(t, Options{}), newEmuTester(t, Options{})
-	session := a.adminLogin("admin", "admin-secret")
-	token := a.platformLogin("alice", "alice-secret")
+	session := a.adminLogin(DefaultAdminName, DefaultAdminPassword)
+	token := a.platformLogin(DefaultUserName, DefaultUserPassword)
 	a.admin(http.MethodPut, "/externalauth", session,
 		strings.NewReader(`{"domainName": "A", "externalAuthenticationEnabled": true}`)).wantStatus(t, 200)
 	a.control(http.MethodPost, "faults", `{"failRate": 1}`).wantStatus(t, 200)
@@ -500,7 +500,7 @@ func TestControlIsolation(t *testing.T) {
 	// b knows neither a's session nor a's token, has its own settings, no faults.
 	b.admin(http.MethodGet, "/checksession", session, nil).wantProblem(t, 401, "admin/UNAUTHORIZED", "")
 	b.bearer(http.MethodGet, "/auth/tokens/current", token).wantProblem(t, 401, "auth/UNAUTHORIZED", "")
-	got := b.admin(http.MethodGet, "/externalauth", b.adminLogin("admin", "admin-secret"), nil).wantJSON(t, 200, "application/json")
+	got := b.admin(http.MethodGet, "/externalauth", b.adminLogin(DefaultAdminName, DefaultAdminPassword), nil).wantJSON(t, 200, "application/json")
 	if got["domainName"] != "" {
 		t.Errorf("b sees a's settings: %v", got)
 	}

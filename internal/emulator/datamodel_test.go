@@ -40,8 +40,8 @@ type dmHarness struct {
 func newDMHarness(t *testing.T) *dmHarness {
 	t.Helper()
 	h := &dmHarness{emuTester: newEmuTester(t, Options{RenderDelay: -1})}
-	h.alice = h.platformLogin("alice", "alice-secret")
-	h.viewer = h.platformLogin("viewer", "viewer-secret")
+	h.alice = h.platformLogin(DefaultUserName, DefaultUserPassword)
+	h.viewer = h.platformLogin(DefaultViewerName, DefaultViewerPassword)
 	return h
 }
 

@@ -53,7 +53,7 @@ func TestGrammarTable(t *testing.T) {
 		}
 	})
 	t.Run("serverN", func(t *testing.T) {
-		token := api.adminLogin("admin", "admin-secret")
+		token := api.adminLogin(DefaultAdminName, DefaultAdminPassword)
 		for _, v := range contracttest.ServerAddresses {
 			body := map[string]any{"domainName": "CORP", "externalAuthenticationEnabled": true, "server0": v.Value, "port0": "389"}
 			check(t, v, api.admin(http.MethodPut, "/externalauth", token, strings.NewReader(jsonText(t, body))), "admin/BAD_ARGUMENT", "server0")

@@ -2,7 +2,9 @@ package emulator
 
 // Helpers shared by every test file of the package: a running emulator (emuTester),
 // one round trip (emuResponse), the platform password grant, a settable clock, and
-// checks on JSON values.
+// checks on JSON values. They serve the emulator on httptest themselves: the shared
+// harness, internal/emulatortest, imports this package, and a test of the package
+// itself cannot import it back. The accounts are the constants of accounts.go.
 
 import (
 	"bytes"
@@ -130,7 +132,7 @@ func (et *emuTester) grant(form url.Values) *emuResponse {
 	req := et.request(http.MethodPost, ropcPath, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
-	req.SetBasicAuth("terraform", "terraform-secret")
+	req.SetBasicAuth(DefaultClientID, DefaultClientSecret)
 	return et.send(req)
 }
 

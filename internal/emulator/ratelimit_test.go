@@ -12,7 +12,7 @@ func TestFaultsRateLimitWithoutRetryAfter(t *testing.T) {
 	t.Parallel()
 	et := newEmuTester(t, Options{})
 	et.control(http.MethodPost, "faults", `{"rateLimitPerSecond": 1, "rateLimitWithoutRetryAfter": true}`).wantStatus(t, 200)
-	login := map[string][]string{"user": {"admin"}, "pass": {"admin-secret"}, "r": {"createsession"}}
+	login := map[string][]string{"user": {DefaultAdminName}, "pass": {DefaultAdminPassword}, "r": {"createsession"}}
 	et.adminForm(login).wantStatus(t, 200)
 	for range 2 {
 		res := et.adminForm(login)
@@ -36,7 +36,7 @@ func TestFaultsRateLimitWindow(t *testing.T) {
 	et := newEmuTester(t, Options{})
 	et.control(http.MethodPost, "faults", `{"rateLimitPerSecond": 1, "rateLimitWindowSeconds": 3601}`).wantStatus(t, 400)
 	et.control(http.MethodPost, "faults", `{"rateLimitPerSecond": 1, "rateLimitWindowSeconds": 60}`).wantStatus(t, 200)
-	login := map[string][]string{"user": {"admin"}, "pass": {"admin-secret"}, "r": {"createsession"}}
+	login := map[string][]string{"user": {DefaultAdminName}, "pass": {DefaultAdminPassword}, "r": {"createsession"}}
 	et.adminForm(login).wantStatus(t, 200)
 	res := et.adminForm(login)
 	res.wantProblem(t, 429, "admin/TOO_MANY_REQUESTS", "")

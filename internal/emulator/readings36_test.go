@@ -13,7 +13,7 @@ import (
 func TestReadingsOfIssue36(t *testing.T) {
 	t.Parallel()
 	et := newEmuTester(t, Options{})
-	token := et.platformLogin("alice", "alice-secret")
+	token := et.platformLogin(DefaultUserName, DefaultUserPassword)
 	pub := et.e.PublishingURL(et.srv.URL)
 	h := http.Header{"Authorization": {"Bearer " + token}, "Content-Type": {"application/json"}}
 
@@ -56,7 +56,7 @@ func TestReadingsOfIssue36(t *testing.T) {
 	if res.status != http.StatusSeeOther || res.header.Get("Location") != et.srv.URL+"/auth/tokens/current" {
 		t.Errorf("seeOtherWrites, the extension: %d %v", res.status, res.header)
 	}
-	other := et.platformLogin("alice", "alice-secret")
+	other := et.platformLogin(DefaultUserName, DefaultUserPassword)
 	res = write(http.MethodDelete, et.srv.URL+"/auth/tokens/current", other)
 	if res.status != http.StatusSeeOther || res.header.Get("Location") != et.srv.URL+"/auth" {
 		t.Errorf("seeOtherWrites, the removal: %d %v", res.status, res.header)

@@ -63,7 +63,7 @@ func TestReadingsOfListParameters(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			et := newEmuTester(t, Options{})
-			token := et.platformLogin("alice", "alice-secret")
+			token := et.platformLogin(DefaultUserName, DefaultUserPassword)
 			et.publishN(token, 5)
 			et.withReadings(tc.readings...)
 			if n := list(et, token, "limit=2", ""); n != tc.fromQuery {
@@ -93,7 +93,7 @@ func TestReadingsOfListParameters(t *testing.T) {
 func TestReadingNewestFirst(t *testing.T) {
 	t.Parallel()
 	et := newEmuTester(t, Options{})
-	token := et.platformLogin("alice", "alice-secret")
+	token := et.platformLogin(DefaultUserName, DefaultUserPassword)
 	et.publishN(token, 5)
 	ids := func() []string {
 		h := http.Header{"Authorization": {"Bearer " + token}}
@@ -118,7 +118,7 @@ func TestReadingNewestFirst(t *testing.T) {
 func TestReadingsOfAnswers(t *testing.T) {
 	t.Parallel()
 	login := func(et *emuTester) *emuResponse {
-		return et.adminForm(url.Values{"user": {"admin"}, "pass": {"admin-secret"}, "r": {"createsession"}})
+		return et.adminForm(url.Values{"user": {DefaultAdminName}, "pass": {DefaultAdminPassword}, "r": {"createsession"}})
 	}
 	t.Run("bare login token", func(t *testing.T) {
 		t.Parallel()
@@ -141,7 +141,7 @@ func TestReadingsOfAnswers(t *testing.T) {
 	t.Run("delete answers the score", func(t *testing.T) {
 		t.Parallel()
 		et := newEmuTester(t, Options{})
-		token := et.platformLogin("alice", "alice-secret")
+		token := et.platformLogin(DefaultUserName, DefaultUserPassword)
 		et.publishN(token, 2)
 		scores := emuArray(t, et.bearer(http.MethodGet, et.e.PublishingURL(et.srv.URL)+"/scores", token).wantJSON(t, 200, "application/json")["scores"])
 		first, second := emuString(t, emuObject(t, scores[0])["id"]), emuString(t, emuObject(t, scores[1])["id"])
@@ -155,7 +155,7 @@ func TestReadingsOfAnswers(t *testing.T) {
 	t.Run("CTMS problems", func(t *testing.T) {
 		t.Parallel()
 		et := newEmuTester(t, Options{})
-		token := et.platformLogin("alice", "alice-secret")
+		token := et.platformLogin(DefaultUserName, DefaultUserPassword)
 		et.withReadings("ctmsErrors")
 		res := et.bearer(http.MethodGet, et.e.PublishingURL(et.srv.URL)+"/scores?limit=0", token)
 		body := res.wantJSON(t, 400, "application/vnd.avid.problem+json")
@@ -166,7 +166,7 @@ func TestReadingsOfAnswers(t *testing.T) {
 	t.Run("text and HTML errors", func(t *testing.T) {
 		t.Parallel()
 		et := newEmuTester(t, Options{})
-		token := et.platformLogin("alice", "alice-secret")
+		token := et.platformLogin(DefaultUserName, DefaultUserPassword)
 		et.withReadings("textErrors")
 		res := et.bearer(http.MethodGet, et.e.PublishingURL(et.srv.URL)+"/scores/missing", token)
 		if res.status != 404 || !strings.HasPrefix(res.header.Get("Content-Type"), "text/plain") || !strings.Contains(string(res.body), "does not exist") {
@@ -182,7 +182,7 @@ func TestReadingsOfAnswers(t *testing.T) {
 		t.Parallel()
 		et := newEmuTester(t, Options{})
 		et.withReadings("singleLinks", "lowercaseBearer", "charsetMediaTypes", "timeOffsets", "iamTokenExpiry", "listEnvelope")
-		grant := et.grant(url.Values{"grant_type": {"password"}, "username": {"alice"}, "password": {"alice-secret"}})
+		grant := et.grant(url.Values{"grant_type": {"password"}, "username": {DefaultUserName}, "password": {DefaultUserPassword}})
 		if ct := grant.header.Get("Content-Type"); ct != "application/json;charset=UTF-8" {
 			t.Errorf("Content-Type %q", ct)
 		}
@@ -224,7 +224,7 @@ func TestReadingsOfAnswers(t *testing.T) {
 func TestClockOffset(t *testing.T) {
 	t.Parallel()
 	et := newEmuTester(t, Options{Faults: Faults{ClockOffsetSeconds: -3 * 3600}})
-	token := et.platformLogin("alice", "alice-secret")
+	token := et.platformLogin(DefaultUserName, DefaultUserPassword)
 	et.publishN(token, 1)
 	res := et.bearer(http.MethodGet, et.e.PublishingURL(et.srv.URL)+"/scores", token)
 	date, err := http.ParseTime(res.header.Get("Date"))
@@ -259,7 +259,7 @@ func TestClockOffset(t *testing.T) {
 func TestClockStep(t *testing.T) {
 	t.Parallel()
 	et := newEmuTester(t, Options{RenderDelay: 100 * time.Millisecond})
-	token := et.platformLogin("alice", "alice-secret")
+	token := et.platformLogin(DefaultUserName, DefaultUserPassword)
 	et.publishN(token, 1)
 	before := time.Now()
 	et.e.SetFaults(Faults{ClockOffsetSeconds: 2 * 3600})
@@ -286,7 +286,7 @@ func TestSeedControl(t *testing.T) {
 	et := newEmuTester(t, Options{RenderDelay: time.Hour})
 	et.control(http.MethodPost, "seed", `{"settings": {"domainName": "OUTSIDE", "externalAuthenticationEnabled": false},
 		"scores": [{"scoreUrl": "https://cdn.example/outside.sib", "scoreId": "outside"}]}`).wantStatus(t, 200)
-	token := et.adminLogin("admin", "admin-secret")
+	token := et.adminLogin(DefaultAdminName, DefaultAdminPassword)
 	settings := et.admin(http.MethodGet, "/externalauth", token, nil).wantJSON(t, 200, "application/json")
 	if settings["domainName"] != "OUTSIDE" {
 		t.Errorf("settings: %v", settings)
@@ -305,7 +305,7 @@ func TestSeedControl(t *testing.T) {
 func TestReadingsFoundFromTheSpecification(t *testing.T) {
 	t.Parallel()
 	et := newEmuTester(t, Options{})
-	token := et.platformLogin("alice", "alice-secret")
+	token := et.platformLogin(DefaultUserName, DefaultUserPassword)
 	et.publishN(token, 2)
 	et.withReadings("forbiddenWhenExpired", "bareCount", "textHealth", "minimalPublishAnswer", "bareBodies")
 	pub := et.e.PublishingURL(et.srv.URL)

@@ -32,7 +32,7 @@ func newScoreAPI(t *testing.T, opts Options, fake bool) *scoreAPI {
 	}
 	api := &scoreAPI{emuTester: serveEmulator(t, e), clock: clock}
 	api.pub = e.PublishingURL(api.srv.URL)
-	api.token = api.platformLogin("alice", "alice-secret")
+	api.token = api.platformLogin(DefaultUserName, DefaultUserPassword)
 	return api
 }
 

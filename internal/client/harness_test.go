@@ -1,0 +1,165 @@
+package client
+
+// The emulator harness of the client's tests: emuEnv serves an emulator
+// (internal/emulatortest), makes clients of the default accounts, and checks at the
+// end that nothing secret was logged.
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflogtest"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
+)
+
+const (
+	routeScores    = "/api/v1/apis/media.publishing;version=2;realm=global/scores"
+	routeScoreByID = routeScores + "/{id}"
+)
+
+// emuEnv is one emulator on an httptest server (emulatortest), with a TRACE logger
+// capturing everything the clients log. At cleanup it checks that the logs hold none of
+// the configured secrets nor any credential or viewer URL that crossed the wire.
+type emuEnv struct {
+	t    *testing.T
+	emu  *emulator.Emulator
+	srv  *emulatortest.Server
+	ctx  context.Context
+	logs *syncBuffer
+	seen *secretRecorder
+}
+
+func newEmuEnv(t *testing.T, opts emulator.Options) *emuEnv {
+	t.Helper()
+	if opts.RenderDelay == 0 {
+		opts.RenderDelay = 50 * time.Millisecond
+	}
+	env := &emuEnv{t: t, srv: emulatortest.Start(t, opts), logs: &syncBuffer{}, seen: &secretRecorder{}}
+	env.emu = env.srv.Emulator
+	env.ctx = tflogtest.RootLogger(context.Background(), env.logs)
+	t.Cleanup(env.checkLogs) // runs after the clients' Close (cleanups run last-in first-out)
+	return env
+}
+
+func (env *emuEnv) config() Config {
+	cfg := emulatorConfig(env.srv)
+	cfg.RetryWaitMin, cfg.RetryWaitMax = 2*time.Millisecond, 20*time.Millisecond
+	cfg.Transport = &recordingTransport{next: http.DefaultTransport, rec: env.seen}
+	return cfg
+}
+
+// emulatorConfig is the configuration of the default accounts on an emulator.
+func emulatorConfig(s *emulatortest.Server) Config {
+	return Config{
+		AdminURL: s.AdminURL(), AdminUsername: emulatortest.AdminUsername, AdminPassword: emulatortest.AdminPassword,
+		PlatformURL: s.PlatformURL(), ClientID: emulatortest.ClientID, ClientSecret: emulatortest.ClientSecret,
+		Username: emulatortest.Username, Password: emulatortest.Password,
+	}
+}
+
+// client returns a client for the emulator, closed at cleanup.
+func (env *emuEnv) client(mutate ...func(*Config)) *Client {
+	env.t.Helper()
+	cfg := env.config()
+	for _, m := range mutate {
+		m(&cfg)
+	}
+	c, err := New(cfg)
+	if err != nil {
+		env.t.Fatalf("New: %v", err)
+	}
+	env.t.Cleanup(func() {
+		if err := c.Close(env.ctx); err != nil {
+			env.t.Errorf("Close: %v", err)
+		}
+	})
+	return c
+}
+
+func (env *emuEnv) stats() emulator.Stats { return env.emu.Stats() }
+
+func (env *emuEnv) checkLogs() {
+	logs := env.logs.String()
+	if !strings.Contains(logs, `"@message":"HTTP request"`) {
+		env.t.Errorf("no request was logged; is the logger wired?")
+	}
+	secrets := append(env.seen.list(), emulatortest.AdminPassword, emulatortest.Password, emulatortest.ClientSecret,
+		emulatortest.ViewerPassword,
+		base64.StdEncoding.EncodeToString([]byte(emulatortest.ClientID+":"+emulatortest.ClientSecret)))
+	for _, s := range secrets {
+		if strings.Contains(logs, s) {
+			env.t.Errorf("the logs contain the secret %q", s)
+		}
+	}
+}
+
+// secretRecorder collects credentials and viewer URLs seen on the wire.
+type secretRecorder struct {
+	mu     sync.Mutex
+	values map[string]bool
+}
+
+func (r *secretRecorder) add(v string) {
+	if len(v) < 6 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.values == nil {
+		r.values = map[string]bool{}
+	}
+	r.values[v] = true
+}
+
+func (r *secretRecorder) list() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for v := range r.values {
+		out = append(out, v)
+	}
+	return out
+}
+
+var secretFields = regexp.MustCompile(`"(access_token|accessToken|token|viewerUrl)"\s*:\s*"([^"]+)"`)
+
+// recordingTransport records every credential in requests and responses.
+type recordingTransport struct {
+	next http.RoundTripper
+	rec  *secretRecorder
+}
+
+func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if a := req.Header.Get("Authorization"); a != "" {
+		_, v, _ := strings.Cut(a, " ")
+		t.rec.add(v)
+	}
+	t.rec.add(req.Header.Get("token"))
+	resp, err := t.next.RoundTrip(req)
+	if err != nil || resp.Body == nil {
+		return resp, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range secretFields.FindAllSubmatch(body, -1) {
+		t.rec.add(string(m[2]))
+	}
+	for _, c := range resp.Cookies() {
+		t.rec.add(c.Value)
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return resp, nil
+}
