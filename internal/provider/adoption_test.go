@@ -57,10 +57,12 @@ func cliName(t *testing.T, path string) string {
 	return "Terraform"
 }
 
-// testAdoptWithQuery adopts 250 scores published out of band, the way the guide says:
+// TestAccScoreList_adoptWithQuery adopts 250 scores published out of band, the way the guide says:
 // `terraform query -generate-config-out` writes resource and import blocks, the plan
 // imports all of them with no change, and after the apply the plan is empty.
-func testAdoptWithQuery(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+func TestAccScoreList_adoptWithQuery(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
 	const scores = 250
 	emu := newTestEmulator(t)
 	w := newWorkspace(t, emu, "")
@@ -121,11 +123,13 @@ list "mediaplatform_score" "all" {
 	t.Logf("terraform plan after the import: %s", requestDelta(before, ctl.Stats()))
 }
 
-// testInvokeCancelCommand cancels a running command with `terraform apply -invoke`,
+// TestAccActionCancelCommand_invoke cancels a running command with `terraform apply -invoke`,
 // then invokes the action again on the command that has now ended: the second
 // invocation is a success (already canceled), and on a finished command it fails
 // saying how the command ended.
-func testInvokeCancelCommand(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+func TestAccActionCancelCommand_invoke(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
 	emu := newTestEmulator(t)
 	ctl := emu.control(t, "scripted commands")
 	running, err := ctl.CreateCommand(emulator.CommandScript{Type: "publishing:purge", Steps: []emulator.CommandStep{
@@ -177,13 +181,15 @@ action "mediaplatform_cancel_command" "finished" {
 	}
 }
 
-// testAdoptWithForEach adopts scores published out of band as the guide says for
+// TestAccScore_adoptWithImportForEach adopts scores published out of band as the guide says for
 // Terraform before 1.14, with its very file (examples/guides/adopting): import
 // blocks with for_each over the data source mediaplatform_scores, filtered to the
 // aliases the configuration is to own. The plan imports those scores and no other
 // (those of other owners, and those without an alias, stay out) and changes nothing;
 // after the apply the plan is empty. Runs on every CLI (import for_each needs 1.7).
-func testAdoptWithForEach(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+func TestAccScore_adoptWithImportForEach(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
 	const scores, owned = 12, 4
 	emu := newTestEmulator(t)
 	c := emu.client(t)
@@ -226,9 +232,11 @@ func testAdoptWithForEach(t *testing.T, newWorkspace func(*testing.T, *testEmula
 	}
 }
 
-// testDuplicateImport: two import blocks for one score (by UUID and by alias) warn
+// TestAccScore_duplicateImport: two import blocks for one score (by UUID and by alias) warn
 // that the run imports it twice, naming both ids, instead of "2 imported" in silence.
-func testDuplicateImport(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+func TestAccScore_duplicateImport(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
 	emu := newTestEmulator(t)
 	s := publishTestScore(t, emu)
 	w := newWorkspace(t, emu, fmt.Sprintf(`

@@ -73,7 +73,7 @@ func TestAccCIRecipe(t *testing.T) {
 	} {
 		proxy.Add(f)
 	}
-	w := &workspace{t: t, terraform: terraformPath, dir: t.TempDir(), cliConfig: buildProviderForCLI(t), emu: emu}
+	w := &workspace{t: t, terraform: terraformPath, dir: t.TempDir(), cliConfig: providerCLIConfig(t), emu: emu}
 	// Every round replaces every object: the old round's are destroyed while the new
 	// round's are created.
 	w.write(fmt.Sprintf(`

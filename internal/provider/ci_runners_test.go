@@ -369,7 +369,7 @@ func TestAccCIRunners(t *testing.T) {
 			t.Skipf("%s is not on PATH", name)
 		}
 	}
-	cliConfig := buildProviderForCLI(t)
+	cliConfig := providerCLIConfig(t)
 	recipe := ciRecipe(t)
 	before := os.Getenv("CI_RUNNERS_RECIPE")
 	if before != "" {

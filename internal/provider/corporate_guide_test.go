@@ -153,12 +153,14 @@ func TestCorporateGuide_checkThePathWithCurl(t *testing.T) {
 	}
 }
 
-// testCorporateGuideFromTheEnvironment runs the guide's CI recipe as a CI job does:
+// TestAccCorporateGuide_ciRecipeFromTheEnvironment runs the guide's CI recipe as a CI job does:
 // ci-env.sh with the job's secrets and settings in the environment, the configuration
 // ci/main.tf with an empty provider block, through a proxy whose login is built into
 // HTTPS_PROXY, to a gateway that demands a client certificate and access headers. The
 // apply publishes every score, a second run changes nothing.
-func testCorporateGuideFromTheEnvironment(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+func TestAccCorporateGuide_ciRecipeFromTheEnvironment(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
 	for _, tool := range []string{"bash", "jq", "timeout"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s is not on PATH: the guide's CI recipe cannot run", tool)

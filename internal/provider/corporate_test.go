@@ -274,13 +274,15 @@ func TestCorporate_expiredCertificateWarns(t *testing.T) {
 	}
 }
 
-// testCorporateGuide runs the guide "Corporate networks" as a user does: its
+// TestAccCorporateGuide_stoppedByItsTimeLimit runs the guide "Corporate networks" as a user does: its
 // configuration with the certificate files and the service token from variables, and
 // its CI script, behind a gateway that demands both. The first run is stopped by its
 // time limit (timeout's SIGTERM to the process group) while scores render; the state
 // then holds every score the platform holds and no token is left; the second run
 // finishes without a duplicate.
-func testCorporateGuide(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+func TestAccCorporateGuide_stoppedByItsTimeLimit(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
 	ca := testca.New(t, "gateway CA")
 	cert, key := ca.Issue(t, "terraform-ci", time.Now().Add(24*time.Hour))
 	emu, serverPEM := newGatewayEmulatorRendering(t, ca, 2*time.Second)

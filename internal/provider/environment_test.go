@@ -54,7 +54,7 @@ func TestEnvironment_everyVariableIsDocumentedAndKnown(t *testing.T) {
 	}
 }
 
-// envProbe is how testEverySettingFromTheEnvironment drives one setting through its
+// envProbe is how TestAccEnvironment_everySettingFromItsVariable drives one setting through its
 // variable: the value that works against the gateway, and a value that cannot work
 // with the error that names it. Either may change other variables too (set to "":
 // unset), for the settings that exclude each other.
@@ -63,7 +63,7 @@ type envProbe struct {
 	want      *regexp.Regexp
 }
 
-// testEverySettingFromTheEnvironment drives every setting that documents an
+// TestAccEnvironment_everySettingFromItsVariable drives every setting that documents an
 // environment variable from that variable alone, through the real binary and
 // Terraform, with an empty provider block, against the emulator behind a gateway
 // that demands a client certificate of a private authority and an access header, on
@@ -72,7 +72,9 @@ type envProbe struct {
 // the test. With every variable set, an apply of every kind of object succeeds and
 // plans empty; then each variable in turn holds a value that cannot work, and the
 // plan fails naming it: so each variable is read, and checked as its argument is.
-func testEverySettingFromTheEnvironment(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+func TestAccEnvironment_everySettingFromItsVariable(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
 	ca := testca.New(t, "gateway CA")
 	cert, key := ca.Issue(t, "terraform-ci", time.Now().Add(24*time.Hour))
 	_, otherKey := ca.Issue(t, "another", time.Now().Add(24*time.Hour))

@@ -255,11 +255,13 @@ resource "mediaplatform_score" "test" {
 	}
 }
 
-// testTwoStatesOneAlias: two states configure the same alias and score_url. The
+// TestAccField_twoStatesOneAlias: two states configure the same alias and score_url. The
 // second one's publish gets a 502 (before any effect) or loses its answer (after the
 // platform refused it with 409): the provider must not adopt the first state's score,
 // which it would then destroy with its own.
-func testTwoStatesOneAlias(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+func TestAccField_twoStatesOneAlias(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
 	direct := newTestEmulatorWith(t, "two states and a gateway", emulator.Options{RenderDelay: testRenderDelay})
 	ctl := direct.control(t, "score counts")
 	proxy := faultproxy.Start(direct.URL)
@@ -307,10 +309,12 @@ resource "mediaplatform_score" "shared" {
 	first.run("destroy", "-auto-approve")
 }
 
-// testCatchAllDestroy: with -refresh=false, a destroy whose publishing_url was
+// TestAccField_catchAllDestroy: with -refresh=false, a destroy whose publishing_url was
 // mistyped to a catch-all web front end (200 and a page for every path) deletes
 // nothing, says so and forgets nothing.
-func testCatchAllDestroy(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+func TestAccField_catchAllDestroy(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
 	emu := newTestEmulator(t)
 	ctl := emu.control(t, "score counts")
 	resources := fmt.Sprintf(`
@@ -345,9 +349,11 @@ resource "mediaplatform_score" "b" {
 	}
 }
 
-// testInterruptedRefresh sends Ctrl-C while a plan refreshes many scores: one
+// TestAccField_interruptedRefresh sends Ctrl-C while a plan refreshes many scores: one
 // "Interrupted" error, and nothing about the settings.
-func testInterruptedRefresh(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+func TestAccField_interruptedRefresh(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
 	emu, proxy := newProxiedTestEmulator(t, "held score reads")
 	var resources strings.Builder
 	for i := range 8 {

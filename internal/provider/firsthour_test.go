@@ -83,11 +83,13 @@ data "mediaplatform_health" "test" {}
 	})
 }
 
-// testFirstSentencesFromTheEnvironment: what comes from the environment is named as
+// TestAccFirstHour_firstSentencesFromTheEnvironment: what comes from the environment is named as
 // such: a basic_token in the configuration beside client_id in the environment is a
 // conflict, and a bad MEDIAPLATFORM_REFRESH_STRATEGY leads with the variable, its
 // value and the allowed values, also without a provider block.
-func testFirstSentencesFromTheEnvironment(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+func TestAccFirstHour_firstSentencesFromTheEnvironment(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
 	emu := newTestEmulator(t)
 	run := func(w *workspace, env ...string) string {
 		cmd := w.command("plan")
@@ -163,10 +165,12 @@ resource "mediaplatform_external_authentication" "test" {
 	}
 }
 
-// testPlatformGoneDuringApply: the platform stops answering once a score is
+// TestAccFirstHour_platformGoneDuringApply: the platform stops answering once a score is
 // published: the apply ends with a warning that names the score left unconfirmed in
 // its summary and leads with the cause.
-func testPlatformGoneDuringApply(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+func TestAccFirstHour_platformGoneDuringApply(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
 	emu, proxy := newProxiedTestEmulator(t, "a platform that stops answering")
 	proxy.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/scores/[^/]+$`, Drop: true})
 	w := newWorkspace(t, emu, fmt.Sprintf(`
@@ -190,9 +194,11 @@ resource "mediaplatform_score" "test" {
 	w.run("destroy", "-auto-approve")
 }
 
-// testExpiredViewAdvice: a view that expired between two runs is replaced with advice
+// TestAccFirstHour_expiredViewAdvice: a view that expired between two runs is replaced with advice
 // that helps: a longer expires_in, not a shorter renew_before.
-func testExpiredViewAdvice(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+func TestAccFirstHour_expiredViewAdvice(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
 	emu := newTestEmulator(t)
 	alias := publishTestScore(t, emu).Alias
 	w := newWorkspace(t, emu, fmt.Sprintf(`

@@ -313,13 +313,15 @@ resource "mediaplatform_score" "test" {
 	})
 }
 
-// testHardKillRecovery kills terraform with SIGKILL while 8 aliased scores it published
+// TestAccScore_hardKillRecovery kills terraform with SIGKILL while 8 aliased scores it published
 // wait for their rendering, before it saved any of them, as an out-of-memory kill or a
 // lost CI machine does; the configuration sets adopt_unrecorded. The next apply
 // succeeds in one run: it adopts every score the killed run published, warning for
 // each, publishes nothing twice, and the plan after it is empty. Before, that apply
 // stopped once per score ("Unable to publish score", import by hand).
-func testHardKillRecovery(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+func TestAccScore_hardKillRecovery(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
 	const scores = 8
 	emu := newTestEmulatorWith(t, "scores that render for seconds", emulator.Options{RenderDelay: 2 * time.Second})
 	ctl := emu.control(t, "score counts")

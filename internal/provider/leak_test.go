@@ -63,9 +63,11 @@ data "mediaplatform_command" "test" {
 	})
 }
 
-// testEchoedSecrets runs terraform at TF_LOG=trace against a platform whose errors
+// TestAccLeak_echoedSecrets runs terraform at TF_LOG=trace against a platform whose errors
 // echo the login form and the password: neither the output nor the log shows a secret.
-func testEchoedSecrets(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+func TestAccLeak_echoedSecrets(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
 	emu, proxy := newProxiedTestEmulator(t, "echoing errors")
 	proxy.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/login$`, Respond: &faultproxy.Answer{
 		Status: 400, Header: http.Header{"Content-Type": {"text/plain"}},
@@ -105,9 +107,11 @@ resource "mediaplatform_external_authentication" "test" {
 	}
 }
 
-// testCloseUnderLatency runs terraform with every platform request taking a second:
+// TestAccServe_closeUnderLatency runs terraform with every platform request taking a second:
 // the provider still logs out and removes its token inside Terraform's shutdown window.
-func testCloseUnderLatency(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+func TestAccServe_closeUnderLatency(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
 	emu, proxy := newProxiedTestEmulator(t, "a slow network")
 	ctl := emu.control(t, "live session and token counts")
 	proxy.Add(faultproxy.Fault{Latency: time.Second})

@@ -11,10 +11,12 @@ import (
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
-// testLogLines reads a TF_LOG=debug plan through the real CLI: the client's request
+// TestAccDiagnostics_logLines reads a TF_LOG=debug plan through the real CLI: the client's request
 // lines carry the resource type and id they serve, a retry is logged once, and the
 // logout at exit is logged although it runs after Terraform's last request.
-func testLogLines(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+func TestAccDiagnostics_logLines(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
 	emu, proxy := newProxiedTestEmulator(t, "a retried read")
 	w := newWorkspace(t, emu, `
 resource "mediaplatform_score" "test" {

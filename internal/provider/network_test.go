@@ -138,10 +138,12 @@ func forwardProxy(t *testing.T, target string, refuse func(*http.Request) (statu
 	return srv
 }
 
-// testProxyLeads: behind a forward proxy (HTTP_PROXY), what the proxy did leads the
+// TestAccErrors_proxyLeads: behind a forward proxy (HTTP_PROXY), what the proxy did leads the
 // error, not a cause at the platform: a proxy that is down, one that blocks the host
 // with its own 403 page, and one that cannot resolve a mistyped host (its 503 page).
-func testProxyLeads(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+func TestAccErrors_proxyLeads(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
 	emu := newTestEmulatorWith(t, "addresses only a proxy resolves", emulator.Options{RenderDelay: testRenderDelay})
 	emuHost := strings.TrimPrefix(emu.URL, "http://")
 	_, port, _ := net.SplitHostPort(emuHost)

@@ -293,3 +293,60 @@ func testWrongCredentials(t *testing.T, adminPassword, password, resources strin
 		t.Errorf("%s: %d, want 1 or 2 (%v)", what, stats.Requests[route], stats.Requests)
 	}
 }
+
+// TestAccProvider_requestCounts records, through the real provider binary under the
+// real CLI, the requests each command costs for each resource, and that no credential
+// is left live after it.
+func TestAccProvider_requestCounts(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
+	name := accName()
+	for _, c := range []struct{ name, config string }{
+		{"mediaplatform_external_authentication", fmt.Sprintf(`
+resource "mediaplatform_external_authentication" "test" {
+  domain_name = %q
+  enabled     = true
+  servers     = [{ address = "dc1.corp.example", port = 389 }]
+}
+`, accDomain())},
+		{"mediaplatform_score", fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  score_url = %q
+  score_id  = %q
+}
+`, accScoreURL(name), name)},
+		{"mediaplatform_score_view", `
+resource "mediaplatform_score_view" "test" {
+  score = %q
+}
+`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			emu := newTestEmulator(t)
+			ctl := emu.control(t, "request counts")
+			config := c.config
+			if c.name == "mediaplatform_score_view" {
+				config = fmt.Sprintf(config, publishTestScore(t, emu).Alias)
+			}
+			w := newWorkspace(t, emu, config)
+			for _, step := range []struct {
+				what string
+				args []string
+			}{
+				{"create (terraform apply)", []string{"apply", "-auto-approve"}},
+				{"refresh (terraform plan)", []string{"plan"}},
+				{"destroy (terraform destroy)", []string{"destroy", "-auto-approve"}},
+			} {
+				before := ctl.Stats()
+				w.run(step.args...)
+				after := ctl.Stats()
+				t.Logf("%s %s: %d requests %s", c.name, step.what,
+					after.TotalRequests()-before.TotalRequests(), requestDelta(before, after))
+				if after.LiveSessions != 0 || after.LiveTokens != 0 {
+					t.Errorf("after %s: %d live sessions, %d live tokens; want 0", step.what, after.LiveSessions, after.LiveTokens)
+				}
+			}
+		})
+	}
+}

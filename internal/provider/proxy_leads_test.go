@@ -40,11 +40,13 @@ func refusingProxy(t *testing.T, status int) (*httptest.Server, *atomic.Int32) {
 	return srv, &connects
 }
 
-// testRefusedTunnels: through HTTPS_PROXY, a proxy that answers CONNECT with 403 or
+// TestAccErrors_refusedTunnels: through HTTPS_PROXY, a proxy that answers CONNECT with 403 or
 // 407 (with and without a login in HTTPS_PROXY), and NO_PROXY naming a host that only
 // the proxy reaches: each failure leads with the proxy, its variable and what it
 // answered, or with NO_PROXY, once per cause, and a refusal is not retried.
-func testRefusedTunnels(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+func TestAccErrors_refusedTunnels(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
 	emu := newTestEmulatorWith(t, "addresses only a proxy reaches", emulator.Options{RenderDelay: testRenderDelay})
 	emuHost := strings.TrimPrefix(emu.URL, "http://")
 	_, port, _ := net.SplitHostPort(emuHost)

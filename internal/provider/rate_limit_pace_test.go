@@ -19,7 +19,7 @@ func TestAccProviderRateLimitWithoutRetryAfter(t *testing.T) {
 	emu := newTestEmulatorWith(t, "a rate limit without Retry-After", emulator.Options{})
 	ctl := emu.control(t, "a rate limit without Retry-After")
 	dir := t.TempDir()
-	w := &workspace{t: t, terraform: terraformPath, dir: dir, cliConfig: buildProviderForCLI(t), emu: emu,
+	w := &workspace{t: t, terraform: terraformPath, dir: dir, cliConfig: providerCLIConfig(t), emu: emu,
 		env: []string{"TF_LOG_PROVIDER=WARN", "TF_LOG_PATH=" + filepath.Join(dir, "provider.log")}}
 	w.write(`data "mediaplatform_health" "h" {}` + "\n")
 

@@ -5,10 +5,12 @@ import (
 	"testing"
 )
 
-// testBatchedRefresh plans 150 scores through the real CLI: with the default
+// TestAccScore_batchedRefresh plans 150 scores through the real CLI: with the default
 // refresh_strategy the refresh costs a count, the list pages and a GET or two, with
 // refresh_strategy = "individual" one GET per score; both plans are empty.
-func testBatchedRefresh(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+func TestAccScore_batchedRefresh(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
 	const scores = 150
 	emu := newTestEmulator(t)
 	ctl := emu.control(t, "request counts")

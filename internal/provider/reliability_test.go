@@ -294,10 +294,12 @@ resource "mediaplatform_external_authentication" "test" {
 	}
 }
 
-// testSharedRenderWait counts, through the CLI, what 30 creates that wait for their
+// TestAccScore_sharedRenderWait counts, through the CLI, what 30 creates that wait for their
 // rendering cost with the shared wait and with one poll per score: the shared wait
 // reads the statuses of a wave with one list page once the rendering time is known.
-func testSharedRenderWait(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+func TestAccScore_sharedRenderWait(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
 	var config strings.Builder
 	for i := range 30 {
 		fmt.Fprintf(&config, "resource \"mediaplatform_score\" \"s%02d\" {\n  score_url = %q\n}\n", i, accScoreURL(fmt.Sprintf("wave-%02d", i)))

@@ -239,3 +239,28 @@ func TestAccExternalAuthentication_validation(t *testing.T) {
   servers = [{ address = "", port = 389 }]`, []string{"address", "must be a host name or an IP address"}},
 	})
 }
+
+// TestAccExternalAuthentication_retainWarns: through the real CLI, a destroy with
+// deletion_policy = "retain" shows the warning users read and keeps the settings.
+func TestAccExternalAuthentication_retainWarns(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
+	emu := newTestEmulator(t)
+	emu.takeSettings(t)
+	domain := accDomain()
+	w := newWorkspace(t, emu, fmt.Sprintf(`
+resource "mediaplatform_external_authentication" "test" {
+  domain_name     = %q
+  enabled         = true
+  deletion_policy = "retain"
+}
+`, domain))
+	w.run("apply", "-auto-approve")
+	out := w.run("destroy", "-auto-approve")
+	if !errorPattern("Warning: External authentication settings retained", "left unchanged on the platform").MatchString(out) {
+		t.Errorf("destroy output lacks the retain warning:\n%s", out)
+	}
+	if err := expectSettings(t, emu, client.ExternalAuthentication{DomainName: domain, Enabled: true}); err != nil {
+		t.Error(err)
+	}
+}

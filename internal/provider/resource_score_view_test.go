@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"regexp"
 	"testing"
 	"time"
 
@@ -435,4 +436,35 @@ resource "mediaplatform_score_view" "test" {
 				"Terraform then creates the view anew, with a new viewer_url"),
 		}},
 	})
+}
+
+// TestAccScoreView_renewalSaysWhy: through the real CLI, the plan that replaces a view
+// before it expires says why.
+//
+// A view of 2 minutes with renew_before 100 ms shorter: every plan after the first
+// 100 ms replaces it while it is still live, however loaded the machine (with a view
+// of 2 s, a slow plan met it expired and the warning rightly said so instead).
+func TestAccScoreView_renewalSaysWhy(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
+	emu := newTestEmulator(t)
+	alias := publishTestScore(t, emu).Alias
+	w := newWorkspace(t, emu, fmt.Sprintf(`
+resource "mediaplatform_score_view" "test" {
+  score        = %q
+  expires_in   = 120
+  renew_before = "119.9s"
+}
+`, alias))
+	w.run("apply", "-auto-approve")
+	out := w.run("plan")
+	for _, want := range []*regexp.Regexp{
+		errorPattern("mediaplatform_score_view.test must be replaced"),
+		errorPattern("expires_at", "# forces replacement"),
+		errorPattern("Warning: Score view will be replaced", `of score "`+alias+`" expires in`, "less than renew_before (119.9s)"),
+	} {
+		if !want.MatchString(out) {
+			t.Errorf("plan output lacks %q:\n%s", want, out)
+		}
+	}
 }

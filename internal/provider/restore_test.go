@@ -238,12 +238,14 @@ resource "mediaplatform_score" "test" {
 	})
 }
 
-// testWarningsOfAChangedPlatform runs through the CLI what the resource.Test tests above
+// TestAccScore_warningsOfAChangedPlatform runs through the CLI what the resource.Test tests above
 // cannot read: the warnings. After a restore, the plan warns for each score taken as
 // a resource's, naming its alias, the UUID gone and the UUID taken, and shows the
 // replacement; after a hard kill, the apply with adopt_unrecorded warns for each score
 // adopted, naming it.
-func testWarningsOfAChangedPlatform(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+func TestAccScore_warningsOfAChangedPlatform(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
 	emu := newTestEmulator(t)
 	ctl := emu.control(t, "backup and restore")
 	alias := accName()

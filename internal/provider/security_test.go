@@ -80,7 +80,7 @@ func TestAccSecurity_demoLogsAndState(t *testing.T) {
 
 	emu := newTestEmulator(t)
 	ctl := emu.control(t, "issued secrets and scripted commands")
-	cliConfig := buildProviderForCLI(t)
+	cliConfig := providerCLIConfig(t)
 	dir := t.TempDir()
 	copyConfiguration(t, demo, dir)
 	writeFile(t, filepath.Join(dir, "security.tf"), fmt.Sprintf(securityExtras, testBasicToken))

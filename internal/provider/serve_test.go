@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"fmt"
 	"os"
 	"sync/atomic"
 	"testing"
@@ -78,5 +79,52 @@ func TestWatchParent(t *testing.T) {
 	time.Sleep(20 * time.Millisecond)
 	if len(orphaned) != 0 {
 		t.Error("a process started by init was taken for an orphan")
+	}
+}
+
+// TestAccServe_logoutAfterEveryCommand runs the real provider binary under the real
+// Terraform CLI, as a user does: through a dev_overrides CLI configuration, one
+// provider process per Terraform phase, each ended by Terraform's graceful shutdown.
+// Every process logs out its administrator session and removes its platform token
+// when it ends.
+func TestAccServe_logoutAfterEveryCommand(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
+	emu := newTestEmulator(t)
+	ctl := emu.control(t, "live session and token counts")
+	w := newWorkspace(t, emu, fmt.Sprintf(`
+resource "mediaplatform_external_authentication" "test" {
+  domain_name = %q
+  enabled     = true
+}
+resource "mediaplatform_score" "test" {
+  score_url = %q
+}
+resource "mediaplatform_score_view" "test" {
+  score = mediaplatform_score.test.id
+}
+`, accDomain(), accScoreURL(accName())))
+	for i, args := range [][]string{
+		{"plan"},
+		{"apply", "-auto-approve"},
+		{"plan"},
+		{"destroy", "-auto-approve"},
+	} {
+		before := ctl.Stats()
+		w.run(args...)
+		after := ctl.Stats()
+		if after.LiveSessions != 0 || after.LiveTokens != 0 {
+			t.Errorf("after terraform %s: %d live admin sessions and %d live platform tokens, want 0 and 0",
+				args[0], after.LiveSessions, after.LiveTokens)
+		}
+		// The first plan has nothing to refresh and must not log in; every later
+		// command logs in both ways, so the zero counts above are logouts.
+		switch n := after.Logins["admin"] - before.Logins["admin"]; {
+		case i == 0 && after.TotalRequests() != 0:
+			t.Errorf("planning new objects made %d requests, want none", after.TotalRequests())
+		case i > 0 && (n == 0 || after.Logins["oauth"] == before.Logins["oauth"]):
+			t.Errorf("terraform %s did not log in both ways (admin %d, oauth %d); the test proves nothing",
+				args[0], n, after.Logins["oauth"]-before.Logins["oauth"])
+		}
 	}
 }

@@ -36,7 +36,7 @@ func TestAccProviderSharedRateLimit(t *testing.T) {
 	const jobs, scoresPerJob = 10, 4
 	emu := newTestEmulatorWith(t, "a shared rate limit", emulator.Options{RenderDelay: testRenderDelay})
 	ctl := emu.control(t, "a shared rate limit")
-	cliConfig := buildProviderForCLI(t)
+	cliConfig := providerCLIConfig(t)
 	workspaces := make([]*workspace, jobs)
 	for j := range workspaces {
 		config := `

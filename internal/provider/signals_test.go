@@ -26,7 +26,7 @@ import (
 func TestAccProviderSignals(t *testing.T) {
 	terraformPath := cliForTests(t)
 	t.Parallel()
-	cliConfig := buildProviderForCLI(t)
+	cliConfig := providerCLIConfig(t)
 	// Scores rendering for 2 s a state: publishes take milliseconds, and each create
 	// then waits about 4 s for its rendering, when the signal comes.
 	newWorkspace := func(t *testing.T, what string) (*workspace, *emulator.Emulator) {

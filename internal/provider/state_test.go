@@ -325,9 +325,11 @@ resource "mediaplatform_score" "test" {
 	}
 }
 
-// testInterruptedPublish sends Ctrl-C to terraform while the answer to a publish is
+// TestAccScore_interruptedPublish sends Ctrl-C to terraform while the answer to a publish is
 // on its way: the score still reaches the state, and the next apply publishes nothing.
-func testInterruptedPublish(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+func TestAccScore_interruptedPublish(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
 	emu, proxy := newProxiedTestEmulator(t, "a held publish answer")
 	ctl := emu.control(t, "score counts")
 	release := make(chan struct{})
@@ -428,10 +430,12 @@ resource "mediaplatform_score_view" "test" {
 	})
 }
 
-// testRateLimitedParallelApply applies 50 scores with -parallelism=50 against a
+// TestAccScore_rateLimitedParallelApply applies 50 scores with -parallelism=50 against a
 // platform that admits 10 requests per second, with the default retry settings:
 // every score is published once, none is tainted, no 429 reaches the user.
-func testRateLimitedParallelApply(t *testing.T, newWorkspace func(*testing.T, *testEmulator, string) *workspace) {
+func TestAccScore_rateLimitedParallelApply(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
 	const n = 50
 	emu := newTestEmulatorWith(t, "a rate limit", emulator.Options{
 		RenderDelay: 50 * time.Millisecond, Faults: emulator.Faults{RateLimitPerSecond: 10},

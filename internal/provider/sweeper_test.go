@@ -41,7 +41,15 @@ func TestMain(m *testing.M) {
 			run.Value.String())
 		os.Exit(2)
 	}
-	resource.TestMain(m)
+	resource.TestMain(removingProviderBuild{m})
+}
+
+// removingProviderBuild runs the tests, then removes the provider binary they built.
+type removingProviderBuild struct{ m *testing.M }
+
+func (r removingProviderBuild) Run() int {
+	defer removeProviderBuild()
+	return r.m.Run()
 }
 
 // clearProviderEnvironment removes the MEDIAPLATFORM_* variables from the test
