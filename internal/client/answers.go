@@ -108,7 +108,7 @@ type RedirectError struct {
 // Error names the call and where the platform redirected it.
 func (e *RedirectError) Error() string {
 	return fmt.Sprintf("the platform redirected %s %s to %s (HTTP %d); the provider follows no redirect, since the "+
-		"request carries credentials: set the address setting to the platform's own address", e.Method, e.Path, e.Target, e.Status)
+		"request carries credentials", e.Method, e.Path, e.Target, e.Status)
 }
 
 // problem is the application/problem+json error body.

@@ -68,17 +68,17 @@ func (d *tokenInfoDoc) expiresAt() time.Time {
 func (c *Client) basicCredential() (string, error) {
 	if c.cfg.BasicToken != "" {
 		if c.cfg.ClientID != "" || c.cfg.ClientSecret != "" {
-			return "", errors.New("basic_token conflicts with client_id/client_secret: set either basic_token or both client_id and client_secret")
+			return "", errors.New("basic_token conflicts with client_id/client_secret: both are set")
 		}
 		return strings.TrimSpace(strings.TrimPrefix(c.cfg.BasicToken, "Basic ")), nil
 	}
 	if c.cfg.ClientID == "" {
 		return "", &MissingSettingError{Setting: "client_id", EnvVar: EnvClientID,
-			Alternative: "or set basic_token (" + EnvBasicToken + ")"}
+			Or: "basic_token", OrEnvVar: EnvBasicToken}
 	}
 	if c.cfg.ClientSecret == "" {
 		return "", &MissingSettingError{Setting: "client_secret", EnvVar: EnvClientSecret,
-			Alternative: "or set basic_token (" + EnvBasicToken + ") instead of client_id"}
+			Or: "basic_token", OrEnvVar: EnvBasicToken}
 	}
 	return base64.StdEncoding.EncodeToString([]byte(c.cfg.ClientID + ":" + c.cfg.ClientSecret)), nil
 }

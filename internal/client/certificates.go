@@ -22,9 +22,9 @@ type platformRequestKey struct{}
 func ClientCertificate(certPEM, keyPEM string) (tls.Certificate, error) {
 	switch {
 	case certPEM == "":
-		return tls.Certificate{}, errors.New("client_key_pem is set without client_cert_pem: set both, or neither")
+		return tls.Certificate{}, errors.New("client_key_pem is set without client_cert_pem")
 	case keyPEM == "":
-		return tls.Certificate{}, errors.New("client_cert_pem is set without client_key_pem: set both, or neither")
+		return tls.Certificate{}, errors.New("client_cert_pem is set without client_key_pem")
 	}
 	certs, err := parseCertificates(certPEM)
 	if err != nil {

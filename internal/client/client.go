@@ -310,7 +310,7 @@ func (c *Client) PublishingURL() (string, error) {
 	if c.cfg.AdminURL == "" {
 		return "", &MissingSettingError{
 			Setting: "publishing_url", EnvVar: EnvPublishingURL,
-			Alternative: "or set admin_url (" + EnvAdminURL + ") to derive it",
+			Or: "admin_url", OrEnvVar: EnvAdminURL,
 		}
 	}
 	return strings.TrimRight(c.cfg.AdminURL, "/") + "/apis/" + c.cfg.PublishingService + ";version=2;realm=global", nil

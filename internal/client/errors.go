@@ -16,15 +16,18 @@ type MissingSettingError struct {
 	Setting string
 	// EnvVar is the environment variable that can supply it.
 	EnvVar string
-	// Alternative optionally names another way to satisfy the requirement.
-	Alternative string
+	// Or names the setting that supplies it as well when set, also unset ("admin_url",
+	// from which publishing_url is derived; "basic_token" for client_id), and OrEnvVar
+	// that setting's environment variable; both "" when there is none.
+	Or, OrEnvVar string
 }
 
-// Error names the setting and its environment variable.
+// Error names the setting, its environment variable and the setting that could
+// have supplied it.
 func (e *MissingSettingError) Error() string {
-	msg := fmt.Sprintf("missing provider setting %q: set it in the provider configuration or in the environment variable %s", e.Setting, e.EnvVar)
-	if e.Alternative != "" {
-		msg += ", " + e.Alternative
+	msg := fmt.Sprintf("missing provider setting %q (environment variable %s)", e.Setting, e.EnvVar)
+	if e.Or != "" {
+		msg += fmt.Sprintf(", and %s (%s), which would supply it, is not set either", e.Or, e.OrEnvVar)
 	}
 	return msg
 }
@@ -119,12 +122,6 @@ func (e *OAuthError) Error() string {
 	if e.Description != "" {
 		msg += ": " + e.Description
 	}
-	switch e.ErrorCode {
-	case "invalid_client":
-		msg += " (check client_id/client_secret or basic_token)"
-	case "invalid_grant":
-		msg += " (check username and password)"
-	}
 	return msg
 }
 
@@ -174,7 +171,7 @@ type AddressError struct {
 	Err error
 }
 
-// Error leads with the setting to check, then the answer.
+// Error names the setting and its address, then the answer.
 func (e *AddressError) Error() string {
 	return fmt.Sprintf("%s %s does not address the platform's API: %v", e.Setting, redactURL(e.Address), e.Err)
 }
@@ -292,10 +289,10 @@ type ForeignHostError struct {
 	Href, Platform string
 }
 
-// Error names both hosts.
+// Error names both hosts and says that nothing was sent to the foreign one.
 func (e *ForeignHostError) Error() string {
 	return fmt.Sprintf("the platform's document links to %s, which is not on the platform (%s); refusing to send "+
-		"credentials there (a misconfigured or tampered discovery document?)", e.Href, e.Platform)
+		"credentials there", e.Href, e.Platform)
 }
 
 // Kinds of *NetworkError.
@@ -454,14 +451,14 @@ type ForeignAnswerError struct {
 	Setting string
 }
 
-// Error leads with what answered and what to check.
+// Error names the call, the setting whose address answered, and what answered.
 func (e *ForeignAnswerError) Error() string {
 	setting := e.Setting
 	if setting == "" {
 		setting = "the platform's address setting"
 	}
-	return fmt.Sprintf("%s %s: the address in %s answered HTTP %d with %s, not the platform's JSON: check %s, and whether "+
-		"a proxy or captive portal is in the way", e.Method, e.Path, setting, e.Status, e.What, setting)
+	return fmt.Sprintf("%s %s: the address in %s answered HTTP %d with %s, not the platform's JSON", e.Method, e.Path,
+		setting, e.Status, e.What)
 }
 
 // UnreadableAnswerError is a 2xx answer labelled JSON that is not the JSON the API

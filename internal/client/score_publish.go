@@ -254,7 +254,7 @@ type AmbiguousPublishError struct {
 // Error lists the scores found.
 func (e *AmbiguousPublishError) Error() string {
 	return fmt.Sprintf("the publish got no usable answer (%v), and %d scores of this scoreUrl were created since it was "+
-		"sent: %s. Import the one this configuration manages and delete the others", e.Err, len(e.IDs), strings.Join(e.IDs, ", "))
+		"sent: %s", e.Err, len(e.IDs), strings.Join(e.IDs, ", "))
 }
 
 // Unwrap returns the error of the publish.

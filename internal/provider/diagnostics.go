@@ -55,9 +55,21 @@ func causeLead(err error) string {
 	var pagingErr *client.PagingError
 	var changedErr *client.ListChangedError
 	var movedErr *client.TokenServiceMovedError
+	var redirectErr *client.RedirectError
+	var foreignHost *client.ForeignHostError
 	switch {
 	case errors.Is(err, context.Canceled):
 		return interruptedLead
+	case errors.As(err, &redirectErr):
+		return fmt.Sprintf("The platform redirected %s %s to %s (HTTP %d); the provider follows no redirect, since the "+
+			"request carries credentials, and sent nothing there. Set the address setting (platform_url, publishing_url, "+
+			"admin_url or registry_url) to the platform's own address, where it answers without a redirect.",
+			redirectErr.Method, redirectErr.Path, redirectErr.Target, redirectErr.Status)
+	case errors.As(err, &foreignHost):
+		return fmt.Sprintf("A document of the platform's token flow links to %s, which is not on the platform (%s), so the "+
+			"provider sent no credentials there. A misconfigured or tampered discovery document (/auth) leads there: "+
+			"check that platform_url is the platform's address, and ask the platform's operators about the link.",
+			foreignHost.Href, foreignHost.Platform)
 	case errors.As(err, &foreign):
 		setting := foreign.Setting
 		if setting == "" {
@@ -83,8 +95,12 @@ func causeLead(err error) string {
 	case errors.As(err, &missing):
 		msg := fmt.Sprintf("The provider setting %q is needed here and is not set. Set it in the provider configuration or in the "+
 			"environment variable %s", missing.Setting, missing.EnvVar)
-		if missing.Alternative != "" {
-			msg += ", " + missing.Alternative
+		switch missing.Or {
+		case "":
+		case "admin_url":
+			msg += fmt.Sprintf(", or set admin_url (%s) to derive it", missing.OrEnvVar)
+		default:
+			msg += fmt.Sprintf(", or set %s (%s) instead", missing.Or, missing.OrEnvVar)
 		}
 		msg += ". A value that the configuration only knows after apply counts as unset during plan."
 		if typo := misspeltFor(missing.EnvVar); typo != "" {
@@ -94,10 +110,11 @@ func causeLead(err error) string {
 		return msg
 	case errors.As(err, &oauthErr) && oauthErr.ErrorCode == "invalid_client":
 		return "The platform refused the application credential (OAuth error invalid_client): client_id and " +
-			"client_secret, or basic_token, are wrong or unknown to the platform. The user's name and password were not checked."
+			"client_secret, or basic_token, are wrong or unknown to the platform; check them. The user's name and password " +
+			"were not checked."
 	case errors.As(err, &oauthErr) && oauthErr.ErrorCode == "invalid_grant":
 		return "The platform refused the user's credentials (OAuth error invalid_grant): username or password is wrong, " +
-			"or the user may not log in. The application credential was accepted."
+			"or the user may not log in; check username and password. The application credential was accepted."
 	case errors.As(err, &oauthErr):
 		return fmt.Sprintf("The platform login (the password grant for the platform user `username`) was refused with "+
 			"the OAuth error %s. Check username, password and the application credential (client_id/client_secret or "+
@@ -417,4 +434,13 @@ func tlsLead(e *client.NetworkError, setting string) string {
 	}
 	return fmt.Sprintf("The TLS certificate of %s (from %s) failed verification: check the platform's certificate and %s.",
 		e.Host, setting, setting)
+}
+
+// certificatePairLead is the advice for a client certificate without its key, or a key
+// without its certificate: the client says which one is missing.
+func certificatePairLead(certPEM, keyPEM string) string {
+	if (certPEM == "") != (keyPEM == "") {
+		return " Set both client_cert_pem and client_key_pem, or neither."
+	}
+	return ""
 }

@@ -419,7 +419,8 @@ func (p *mediaplatformProvider) networkSettings(cfg *client.Config, data provide
 			at = path.Root("client_cert_pem")
 		}
 		diags.AddAttributeError(at, "Invalid client certificate",
-			fmt.Sprintf("The client certificate (%s) and its key (%s) cannot be used: %s.", certAt, keyAt, err))
+			fmt.Sprintf("The client certificate (%s) and its key (%s) cannot be used: %s.%s", certAt, keyAt, err,
+				certificatePairLead(cfg.ClientCertPEM, cfg.ClientKeyPEM)))
 		return false
 	}
 	if notAfter, subject := client.CertificateExpiry(cfg.ClientCertPEM); !notAfter.IsZero() && time.Now().After(notAfter) {

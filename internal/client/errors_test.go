@@ -1,0 +1,278 @@
+package client
+
+import (
+	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// adviceWords are the imperatives of advice, and a question mark (a guess at the
+// cause). A client error says what happened and where; the provider's lead advises.
+var adviceWords = regexp.MustCompile(`(?i)\b(check|raise|lower|increase|decrease|make sure|ensure|try|consider|should|` +
+	`please|fix|correct|import|delete the|run (it )?again|ask|you|your|contact|verify)\b|` +
+	`(^|[.;:,(]\s*|\b(and|or|then)\s+)set\s+\S|\?`)
+
+// errorTypeRows are the client's error types, each with representative fields, one row
+// for every form its Error() takes.
+func errorTypeRows() []error {
+	transport := errors.New("read tcp 127.0.0.1:50000->127.0.0.1:8443: connection reset by peer")
+	api := &APIError{Status: http.StatusNotFound, Code: "publishing/NOT_FOUND", Message: "score not found",
+		Method: http.MethodGet, Path: "/scores/x"}
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	network := func(kind string, tls *TLSProblem) error {
+		return &NetworkError{Method: http.MethodGet, Path: "/scores", Host: "platform.test:8443", Setting: "publishing_url",
+			Kind: kind, Timeout: 30 * time.Second, Attempts: 2, MaxRetries: 3, TLS: tls, Proxy: "proxy.test:3128",
+			ProxyVar: "HTTPS_PROXY", ProxyStatus: "403 Forbidden", Err: transport}
+	}
+	rows := []error{
+		api,
+		&APIError{Status: http.StatusBadGateway, HTML: true},
+		&MissingSettingError{Setting: "admin_url", EnvVar: EnvAdminURL},
+		&MissingSettingError{Setting: "publishing_url", EnvVar: EnvPublishingURL, Or: "admin_url", OrEnvVar: EnvAdminURL},
+		&OAuthError{Status: http.StatusUnauthorized, ErrorCode: "invalid_client", Description: "unknown client"},
+		&OAuthError{Status: http.StatusBadRequest, ErrorCode: "invalid_grant"},
+		&OAuthError{Status: http.StatusBadRequest, ErrorCode: "unsupported_grant_type"},
+		&UnknownOutcomeError{Method: http.MethodPost, Path: "/scores", Detail: "the score may have been created", Err: transport},
+		&UnknownOutcomeError{Method: http.MethodPost, Path: "/scores", Err: transport},
+		&AddressError{Setting: "publishing_url", Address: "https://platform.test/apis/nothing", Path: "/scores",
+			Answered: "a web server's HTML page", Expected: "the publishing service's address", Err: api},
+		&TokenServiceMovedError{Method: http.MethodPost, Path: "/auth/oauth2/ropc/default", Link: "auth:ropc-default",
+			Status: http.StatusGone, Err: api},
+		&TokenServiceMovedError{Method: http.MethodPost, Path: "/auth/oauth2/ropc/default", Link: "auth:ropc-default",
+			Status: http.StatusNotFound, Again: "/auth/v2/ropc", Err: api},
+		&ForeignHostError{Href: "https://elsewhere.test/auth/tokens/current", Platform: "https://platform.test"},
+		&ForeignAnswerError{Method: http.MethodGet, Path: "/scores/x", Status: http.StatusOK, What: "an HTML page",
+			Setting: "publishing_url"},
+		&ForeignAnswerError{Method: http.MethodGet, Path: "/scores/x", Status: http.StatusOK, What: "an HTML page"},
+		&UnreadableAnswerError{Method: http.MethodGet, Path: "/scores/x", Status: http.StatusOK,
+			Reason: "it is not valid JSON (at byte 12)"},
+		&SettingError{Setting: "refresh_strategy", EnvVar: EnvRefreshStrategy, Value: "fast",
+			Problem: `it must be "auto" or "individual"`},
+		&RedirectError{Method: http.MethodPost, Path: "/scores", Status: http.StatusFound, Target: "https://elsewhere.test/scores"},
+		&heldFailure{err: api, ago: 1500 * time.Millisecond, left: 58 * time.Second},
+		&staleConnError{err: transport},
+		&tunnelRefusedError{proxy: "proxy.test:3128", status: "407 Proxy Authentication Required", login: true},
+		&RetryAfterError{Wait: time.Hour, Left: 90 * time.Second, Status: http.StatusTooManyRequests},
+		&CountError{Count: 12, Detail: "the list holds 3 scores after offset 0"},
+		&CountError{Count: 12, Params: "offset", Detail: "the list holds 3 scores after offset 0", Moving: true, Attempts: 3},
+		&AmbiguousPublishError{ScoreURL: "https://cdn.test/a.sib", IDs: []string{"id-1", "id-2"},
+			Err: &UnknownOutcomeError{Method: http.MethodPost, Path: "/scores", Err: transport}},
+		&ListChangedError{Offset: 400, Listed: 380, Pages: 30, StepBacks: 12},
+		&PagingError{Offset: 200, Detail: "the page at offset 200 lists only scores already listed"},
+	}
+	for _, kind := range []string{NetworkRefused, NetworkDNS, NetworkTimeout, NetworkPlainHTTP, NetworkProxy,
+		NetworkProxyRefused, NetworkOther, NetworkStaleConnection} {
+		rows = append(rows, network(kind, nil))
+	}
+	for _, p := range []*TLSProblem{
+		nil,
+		{Kind: TLSOtherNames, Host: "platform.test", Names: []string{"other.test"}},
+		{Kind: TLSOtherNames, Host: "platform.test"},
+		{Kind: TLSExpired, NotBefore: now.Add(-48 * time.Hour), NotAfter: now.Add(-time.Hour), Now: now},
+		{Kind: TLSExpired, NotBefore: now.Add(time.Hour), NotAfter: now.Add(48 * time.Hour), Now: now},
+		{Kind: TLSAuthority, Issuer: "Corp CA", CASet: true},
+		{Kind: TLSClientCertMissing, Alert: "certificate required"},
+		{Kind: TLSClientCertRejected, Alert: "bad certificate"},
+		{Kind: TLSOther},
+	} {
+		rows = append(rows, network(NetworkTLS, p))
+	}
+	return rows
+}
+
+// errorTypesOfThePackage parses the package's source (not its tests) and returns every
+// type that has an Error() string method, by name, with the file it is declared in.
+func errorTypesOfThePackage(t *testing.T) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	declared := map[string]string{} // type name → file
+	withError := map[string]bool{}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, decl := range f.Decls {
+			switch d := decl.(type) {
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					if ts, ok := spec.(*ast.TypeSpec); ok {
+						declared[ts.Name.Name] = name
+					}
+				}
+			case *ast.FuncDecl:
+				if isErrorMethod(d) {
+					withError[receiverName(d.Recv.List[0].Type)] = true
+				}
+			}
+		}
+	}
+	types := map[string]string{}
+	for name := range withError {
+		types[name] = declared[name]
+	}
+	return types
+}
+
+// isErrorMethod reports whether d is a method Error() string.
+func isErrorMethod(d *ast.FuncDecl) bool {
+	if d.Recv == nil || len(d.Recv.List) != 1 || d.Name.Name != "Error" || d.Type.Params.NumFields() != 0 ||
+		d.Type.Results.NumFields() != 1 {
+		return false
+	}
+	id, ok := d.Type.Results.List[0].Type.(*ast.Ident)
+	return ok && id.Name == "string"
+}
+
+// receiverName is the type name of a method's receiver, without * or type parameters.
+func receiverName(expr ast.Expr) string {
+	for {
+		switch e := expr.(type) {
+		case *ast.StarExpr:
+			expr = e.X
+		case *ast.IndexExpr:
+			expr = e.X
+		case *ast.IndexListExpr:
+			expr = e.X
+		case *ast.Ident:
+			return e.Name
+		default:
+			return ""
+		}
+	}
+}
+
+// TestErrorTypesStateFactsNotAdvice: every error type of the package, found in its
+// source so that a new one cannot be forgotten, says what happened and where, and
+// gives no advice: what to do is the provider's lead to say (diagnostics.go).
+func TestErrorTypesStateFactsNotAdvice(t *testing.T) {
+	t.Parallel()
+	found := errorTypesOfThePackage(t)
+	if len(found) < 15 {
+		t.Fatalf("found only %d error types in the package's source: the parse no longer finds them (%v)", len(found), found)
+	}
+	rowed := map[string]bool{}
+	for _, e := range errorTypeRows() {
+		typ := reflect.TypeOf(e)
+		for typ.Kind() == reflect.Pointer {
+			typ = typ.Elem()
+		}
+		name := typ.Name()
+		rowed[name] = true
+		if _, ok := found[name]; !ok {
+			t.Errorf("%s has a row but no Error() method in the package's source", name)
+		}
+		msg := e.Error()
+		if m := adviceWords.FindString(msg); m != "" {
+			t.Errorf("%s gives advice (%q); say it in the provider's lead instead:\n%s", name, m, msg)
+		}
+		if strings.TrimSpace(msg) == "" {
+			t.Errorf("%s says nothing", name)
+		}
+	}
+	var missing []string
+	for name, file := range found {
+		if !rowed[name] {
+			missing = append(missing, name+" ("+file+")")
+		}
+	}
+	sort.Strings(missing)
+	for _, m := range missing {
+		t.Errorf("error type %s has no row in errorTypeRows: add one with representative fields", m)
+	}
+}
+
+// TestErrorMessagesStateFactsNotAdvice: the messages the package writes with
+// errors.New and fmt.Errorf give no advice either.
+func TestErrorMessagesStateFactsNotAdvice(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	checked := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || len(call.Args) == 0 {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			pkg, ok := sel.X.(*ast.Ident)
+			if !ok || !(pkg.Name == "errors" && sel.Sel.Name == "New" || pkg.Name == "fmt" && sel.Sel.Name == "Errorf") {
+				return true
+			}
+			text, ok := literalText(call.Args[0])
+			if !ok {
+				return true
+			}
+			checked++
+			if m := adviceWords.FindString(text); m != "" {
+				t.Errorf("%s: the message %q gives advice (%q); say it in the provider's lead instead",
+					fset.Position(call.Pos()), text, m)
+			}
+			return true
+		})
+	}
+	if checked < 50 {
+		t.Fatalf("checked only %d messages: the walk no longer finds them", checked)
+	}
+}
+
+// literalText is the text of a string literal or a concatenation of them.
+func literalText(expr ast.Expr) (string, bool) {
+	switch e := expr.(type) {
+	case *ast.BasicLit:
+		if e.Kind != token.STRING {
+			return "", false
+		}
+		s, err := strconv.Unquote(e.Value)
+		return s, err == nil
+	case *ast.BinaryExpr:
+		if e.Op != token.ADD {
+			return "", false
+		}
+		x, ok := literalText(e.X)
+		if !ok {
+			return "", false
+		}
+		y, ok := literalText(e.Y)
+		return x + y, ok
+	case *ast.ParenExpr:
+		return literalText(e.X)
+	}
+	return "", false
+}
