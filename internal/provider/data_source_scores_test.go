@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
 // dsFilterFixture publishes six scores for the filter tests: three rendered from
@@ -225,4 +227,31 @@ func TestAccDataSourceScores_validation(t *testing.T) {
 		{`score_url = "cdn.example/a.sib"`, []string{"score_url", "absolute http or https URL"}},
 		{`status = ""`, []string{"status", "length must be at least 1"}},
 	})
+}
+
+// TestAccState_shortPagesListEverything caps the platform's pages at 50: the scores
+// data source still lists all 250 scores.
+func TestAccState_shortPagesListEverything(t *testing.T) {
+	t.Parallel()
+	emu, proxy := newProxiedTestEmulator(t, "capped pages")
+	c := emu.client(t)
+	const n = 250
+	for i := range n {
+		if _, err := c.PublishScore(context.Background(), client.PublishScoreInput{ScoreURL: accScoreURL(fmt.Sprintf("page-%d", i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	proxy.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/scores$`, Query: faultproxy.CapLimit(50)})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{{
+			Config: emu.providerConfig() + `
+data "mediaplatform_scores" "all" {}
+`,
+			Check: resource.TestCheckResourceAttr("data.mediaplatform_scores.all", "scores.#", fmt.Sprint(n)),
+		}},
+	})
+	if proxy.Count(http.MethodGet, `/scores$`) < n/50 {
+		t.Errorf("only %d list requests: the cap was not in force", proxy.Count(http.MethodGet, `/scores$`))
+	}
 }

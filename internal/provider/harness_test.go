@@ -7,10 +7,12 @@ package provider
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"net/http/httptest"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,15 +24,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/acctest"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-
-	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
-	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
-
-	"slices"
-
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 )
 
 // testRenderDelay keeps scores in pending and rendering long enough to be seen, and
@@ -619,4 +618,59 @@ func dsPath(first string, steps ...any) tfjsonpath.Path {
 		}
 	}
 	return p
+}
+
+// providerConfigPlus is providerConfig with more provider arguments.
+func providerConfigPlus(e *testEmulator, arguments string) string {
+	config := strings.TrimRight(e.providerConfig(), "\n")
+	return strings.TrimSuffix(config, "}") + "  " + arguments + "\n}\n"
+}
+
+// sharedProviderFactories serve the same provider instance, and so the same client,
+// to every Terraform command: a client that lives across runs, whose session and
+// token can expire between them.
+func sharedProviderFactories(p provider.Provider) map[string]func() (tfprotov6.ProviderServer, error) {
+	return map[string]func() (tfprotov6.ProviderServer, error){
+		"mediaplatform": func() (tfprotov6.ProviderServer, error) {
+			return providerserver.NewProtocol6WithError(p)()
+		},
+	}
+}
+
+// TestMain runs the tests, or with -sweep the sweepers instead.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if f := flag.Lookup("sweep"); f == nil || f.Value.String() == "" {
+		clearProviderEnvironment()
+	}
+	if run := flag.Lookup("test.run"); os.Getenv(resource.EnvTfAcc) == "" && run != nil && strings.Contains(run.Value.String(), "TestAcc") {
+		// Without TF_ACC every TestAcc… test skips and go test prints "ok": asked for
+		// by name, they fail instead of passing silently.
+		fmt.Fprintf(os.Stderr, "-run %s asks for acceptance tests, and TF_ACC is not set, so they would all be skipped: "+
+			"run them with TF_ACC=1 CHECKPOINT_DISABLE=1 (Terraform on PATH, or TF_ACC_TERRAFORM_PATH=/path/to/terraform)\n",
+			run.Value.String())
+		os.Exit(2)
+	}
+	resource.TestMain(removingProviderBuild{m})
+}
+
+// removingProviderBuild runs the tests, then removes the provider binary they built.
+type removingProviderBuild struct{ m *testing.M }
+
+func (r removingProviderBuild) Run() int {
+	defer removeProviderBuild()
+	return r.m.Run()
+}
+
+// clearProviderEnvironment removes the MEDIAPLATFORM_* variables from the test
+// process: every test configures the provider explicitly (in external mode with the
+// values read before, in externalPlatform), and a variable left in place would fill
+// in what a test leaves out on purpose, or point an in-process emulator's test at
+// the external platform.
+func clearProviderEnvironment() {
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "MEDIAPLATFORM_") {
+			_ = os.Unsetenv(name)
+		}
+	}
 }

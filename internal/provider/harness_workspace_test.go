@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/hashicorp/go-version"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 )
@@ -191,4 +194,45 @@ func cliWorkspaces(t *testing.T) func(t *testing.T, emu *testEmulator, resources
 		w.write(resources)
 		return w
 	}
+}
+
+// skipBelowCLI skips a CLI-driven test when the workspace's CLI is older than min (or
+// is OpenTofu, whose version numbers do not follow Terraform's), saying which it is.
+func (w *workspace) skipBelowCLI(minVersion string) {
+	w.t.Helper()
+	out, err := exec.CommandContext(w.t.Context(), w.terraform, "version", "-json").Output()
+	if err != nil {
+		w.t.Fatalf("%s version -json: %v", w.terraform, err)
+	}
+	var v struct {
+		Version string `json:"terraform_version"`
+	}
+	if err := json.Unmarshal(out, &v); err != nil {
+		w.t.Fatalf("reading the CLI's version: %v\n%s", err, out)
+	}
+	have, err := version.NewVersion(v.Version)
+	if err != nil {
+		w.t.Fatalf("reading the CLI's version %q: %v", v.Version, err)
+	}
+	if isOpenTofu(w.t, w.terraform) || have.LessThan(version.Must(version.NewVersion(minVersion))) {
+		w.t.Skipf("needs Terraform %s or later; the CLI is %s %s", minVersion, cliName(w.t, w.terraform), v.Version)
+	}
+}
+
+// isOpenTofu reports whether the CLI at path is OpenTofu.
+func isOpenTofu(t *testing.T, path string) bool {
+	return cliName(t, path) == "OpenTofu"
+}
+
+// cliName is "OpenTofu" or "Terraform", from the CLI's own version line.
+func cliName(t *testing.T, path string) string {
+	t.Helper()
+	out, err := exec.CommandContext(t.Context(), path, "version").Output()
+	if err != nil {
+		t.Fatalf("%s version: %v", path, err)
+	}
+	if strings.HasPrefix(strings.TrimSpace(string(out)), "OpenTofu") {
+		return "OpenTofu"
+	}
+	return "Terraform"
 }

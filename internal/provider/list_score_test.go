@@ -3,7 +3,10 @@ package provider
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -96,4 +99,70 @@ list "mediaplatform_score" "by_url" {
 			},
 		}},
 	})
+}
+
+// TestAccScoreList_adoptWithQuery adopts 250 scores published out of band, the way the guide says:
+// `terraform query -generate-config-out` writes resource and import blocks, the plan
+// imports all of them with no change, and after the apply the plan is empty.
+func TestAccScoreList_adoptWithQuery(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
+	const scores = 250
+	emu := newTestEmulator(t)
+	w := newWorkspace(t, emu, "")
+	w.skipBelowCLI("1.14.0")
+	ctl := emu.control(t, "request counts")
+	c := emu.client(t)
+	record := emu.deleteAtCleanup(t)
+	for i := range scores {
+		in := client.PublishScoreInput{ScoreURL: fmt.Sprintf("https://cdn.example/adopt/%s/score-%03d.sib", accName(), i)}
+		if i%2 == 0 {
+			in.Alias = fmt.Sprintf("%s-%03d", accName(), i)
+			in.Transpose = i%4 == 0
+		}
+		s, err := c.PublishScore(context.Background(), in)
+		if err != nil {
+			t.Fatalf("publishing score %d: %v", i, err)
+		}
+		record(s.ID)
+	}
+	if err := c.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(w.dir, "scores.tfquery.hcl"), `
+# Terraform stops a list at 100 results unless told otherwise.
+list "mediaplatform_score" "all" {
+  provider = mediaplatform
+  limit    = 1000
+}
+`)
+
+	before := ctl.Stats()
+	w.run("query", "-no-color", "-generate-config-out=generated.tf")
+	after := ctl.Stats()
+	listRoute := dsListRoute(ctl)
+	if n := after.Requests[listRoute] - before.Requests[listRoute]; n != scores/client.MaxListLimit+1 {
+		t.Errorf("the query read %d pages for %d scores, want %d: %s", n, scores, scores/client.MaxListLimit+1, requestDelta(before, after))
+	}
+	t.Logf("terraform query -generate-config-out over %d scores: %s", scores, requestDelta(before, after))
+	generated, err := os.ReadFile(filepath.Join(w.dir, "generated.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(generated), "import {"); n != scores {
+		t.Fatalf("generated.tf holds %d import blocks, want %d:\n%.2000s", n, scores, generated)
+	}
+
+	before = ctl.Stats()
+	out := w.run("plan")
+	t.Logf("terraform plan importing %d scores: %s", scores, requestDelta(before, ctl.Stats()))
+	if want := fmt.Sprintf("Plan: %d to import, 0 to add, 0 to change, 0 to destroy.", scores); !strings.Contains(out, want) {
+		t.Fatalf("the plan of the generated configuration is not %q:\n%.3000s", want, out)
+	}
+	w.run("apply", "-auto-approve")
+	before = ctl.Stats()
+	if out := w.run("plan", "-detailed-exitcode"); !strings.Contains(out, "No changes.") {
+		t.Errorf("after the import the plan is not empty:\n%.3000s", out)
+	}
+	t.Logf("terraform plan after the import: %s", requestDelta(before, ctl.Stats()))
 }

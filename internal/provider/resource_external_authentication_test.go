@@ -185,7 +185,7 @@ func TestAccExternalAuthentication_drift(t *testing.T) {
 
 // TestAccExternalAuthentication_retain destroys with deletion_policy "retain": the
 // platform keeps the settings untouched (the warning is checked with the real binary
-// in TestAccProviderBinary).
+// in TestAccExternalAuthentication_retainWarns).
 func TestAccExternalAuthentication_retain(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
@@ -262,5 +262,69 @@ resource "mediaplatform_external_authentication" "test" {
 	}
 	if err := expectSettings(t, emu, client.ExternalAuthentication{DomainName: domain, Enabled: true}); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestAccReliability_adminSessionExpired expires the administrator session of a
+// client that lives across runs: the next run logs in exactly once more and succeeds.
+func TestAccReliability_adminSessionExpired(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	ctl := emu.control(t, "session expiry and login counts")
+	// Checked last, once the provider's client and expectSettings' have logged out.
+	t.Cleanup(func() {
+		if s := ctl.Stats(); s.LiveSessions != 0 || s.LiveTokens != 0 {
+			t.Errorf("%d live sessions, %d live tokens after close; want 0", s.LiveSessions, s.LiveTokens)
+		}
+	})
+	p, ok := New("test")().(*mediaplatformProvider)
+	if !ok {
+		t.Fatal("New does not return a *mediaplatformProvider")
+	}
+	config := func(domain string) string {
+		return emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_external_authentication" "test" {
+  domain_name = %q
+  enabled     = true
+}
+`, domain)
+	}
+	var logins int
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: sharedProviderFactories(p),
+		Steps: []resource.TestStep{
+			{
+				Config: config("CORP"),
+				Check: func(*terraform.State) error {
+					if n := ctl.Stats().Logins["admin"]; n != 1 {
+						return fmt.Errorf("%d administrator logins, want 1: the provider instance must keep its session", n)
+					}
+					return nil
+				},
+			},
+			{
+				PreConfig: func() {
+					ctl.Expire(false, true)
+					logins = ctl.Stats().Logins["admin"]
+				},
+				Config: config("CORP2"),
+				Check: resource.ComposeTestCheckFunc(
+					func(*terraform.State) error {
+						if n := ctl.Stats().Logins["admin"] - logins; n != 1 {
+							return fmt.Errorf("%d administrator logins after the session expired, want exactly 1", n)
+						}
+						return expectSettings(t, emu, client.ExternalAuthentication{DomainName: "CORP2", Enabled: true})
+					},
+				),
+			},
+		},
+	})
+	p.mu.Lock()
+	c := p.client
+	p.mu.Unlock()
+	if c != nil {
+		if err := c.Close(context.Background()); err != nil {
+			t.Errorf("closing the client: %v", err)
+		}
 	}
 }

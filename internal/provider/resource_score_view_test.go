@@ -168,7 +168,7 @@ resource "mediaplatform_score_view" "test" {
 
 // TestAccScoreView_renewal creates a view of 2 s with renew_before 1.9 s: every plan
 // after the first 100 ms (a terraform command takes longer to start) replaces it (the warning saying why is checked with the real binary
-// in TestAccProviderBinary).
+// in TestAccScoreView_renewalSaysWhy).
 func TestAccScoreView_renewal(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
@@ -467,4 +467,63 @@ resource "mediaplatform_score_view" "test" {
 			t.Errorf("plan output lacks %q:\n%s", want, out)
 		}
 	}
+}
+
+// TestAccState_viewFollowsItsScore names a view's score by alias: when the score is
+// replaced outside Terraform (deleted, and the alias published again) or deleted, the
+// view opens nothing any more, and the plan creates a new one instead of "No changes".
+func TestAccState_viewFollowsItsScore(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	c := emu.client(t)
+	ctx := context.Background()
+	alias := "viewed-" + accName()
+	publish := func() {
+		if _, err := c.PublishScore(ctx, client.PublishScoreInput{ScoreURL: accScoreURL(alias), Alias: alias}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unpublish := func() {
+		if err := c.DeleteScore(ctx, alias, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	publish()
+	config := emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score_view" "test" {
+  score = %q
+}
+`, alias)
+	var firstURL string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: func(s *terraform.State) error {
+					firstURL = s.RootModule().Resources["mediaplatform_score_view.test"].Primary.Attributes["viewer_url"]
+					return nil
+				},
+			},
+			{
+				PreConfig: func() { unpublish(); publish() },
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("mediaplatform_score_view.test", plancheck.ResourceActionCreate)},
+				},
+				Check: func(s *terraform.State) error {
+					if u := s.RootModule().Resources["mediaplatform_score_view.test"].Primary.Attributes["viewer_url"]; u == firstURL {
+						return fmt.Errorf("the view of the replaced score kept its viewer_url")
+					}
+					return nil
+				},
+			},
+			{
+				PreConfig:          unpublish,
+				Config:             config,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+		},
+	})
 }

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
 func TestQuietUnreadLogs(t *testing.T) {
@@ -126,5 +128,23 @@ resource "mediaplatform_score_view" "test" {
 			t.Errorf("terraform %s did not log in both ways (admin %d, oauth %d); the test proves nothing",
 				args[0], n, after.Logins["oauth"]-before.Logins["oauth"])
 		}
+	}
+}
+
+// TestAccServe_closeUnderLatency runs terraform with every platform request taking a second:
+// the provider still logs out and removes its token inside Terraform's shutdown window.
+func TestAccServe_closeUnderLatency(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
+	emu, proxy := newProxiedTestEmulator(t, "a slow network")
+	ctl := emu.control(t, "live session and token counts")
+	proxy.Add(faultproxy.Fault{Latency: time.Second})
+	w := newWorkspace(t, emu, `
+data "mediaplatform_health" "test" {}
+data "mediaplatform_external_authentication" "test" {}
+`)
+	w.run("plan")
+	if s := ctl.Stats(); s.LiveSessions != 0 || s.LiveTokens != 0 {
+		t.Errorf("after terraform plan at 1 s per request: %d live sessions, %d live tokens, want none", s.LiveSessions, s.LiveTokens)
 	}
 }

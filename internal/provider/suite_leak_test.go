@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
@@ -104,23 +103,5 @@ resource "mediaplatform_external_authentication" "test" {
 		if strings.Contains(string(logText), secret) {
 			t.Errorf("the TF_LOG=trace log shows a password")
 		}
-	}
-}
-
-// TestAccServe_closeUnderLatency runs terraform with every platform request taking a second:
-// the provider still logs out and removes its token inside Terraform's shutdown window.
-func TestAccServe_closeUnderLatency(t *testing.T) {
-	newWorkspace := cliWorkspaces(t)
-	t.Parallel()
-	emu, proxy := newProxiedTestEmulator(t, "a slow network")
-	ctl := emu.control(t, "live session and token counts")
-	proxy.Add(faultproxy.Fault{Latency: time.Second})
-	w := newWorkspace(t, emu, `
-data "mediaplatform_health" "test" {}
-data "mediaplatform_external_authentication" "test" {}
-`)
-	w.run("plan")
-	if s := ctl.Stats(); s.LiveSessions != 0 || s.LiveTokens != 0 {
-		t.Errorf("after terraform plan at 1 s per request: %d live sessions, %d live tokens, want none", s.LiveSessions, s.LiveTokens)
 	}
 }

@@ -10,7 +10,6 @@ package provider
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"net/url"
@@ -26,44 +25,6 @@ import (
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 )
-
-// TestMain runs the tests, or with -sweep the sweepers instead.
-func TestMain(m *testing.M) {
-	flag.Parse()
-	if f := flag.Lookup("sweep"); f == nil || f.Value.String() == "" {
-		clearProviderEnvironment()
-	}
-	if run := flag.Lookup("test.run"); os.Getenv(resource.EnvTfAcc) == "" && run != nil && strings.Contains(run.Value.String(), "TestAcc") {
-		// Without TF_ACC every TestAcc… test skips and go test prints "ok": asked for
-		// by name, they fail instead of passing silently.
-		fmt.Fprintf(os.Stderr, "-run %s asks for acceptance tests, and TF_ACC is not set, so they would all be skipped: "+
-			"run them with TF_ACC=1 CHECKPOINT_DISABLE=1 (Terraform on PATH, or TF_ACC_TERRAFORM_PATH=/path/to/terraform)\n",
-			run.Value.String())
-		os.Exit(2)
-	}
-	resource.TestMain(removingProviderBuild{m})
-}
-
-// removingProviderBuild runs the tests, then removes the provider binary they built.
-type removingProviderBuild struct{ m *testing.M }
-
-func (r removingProviderBuild) Run() int {
-	defer removeProviderBuild()
-	return r.m.Run()
-}
-
-// clearProviderEnvironment removes the MEDIAPLATFORM_* variables from the test
-// process: every test configures the provider explicitly (in external mode with the
-// values read before, in externalPlatform), and a variable left in place would fill
-// in what a test leaves out on purpose, or point an in-process emulator's test at
-// the external platform.
-func clearProviderEnvironment() {
-	for _, kv := range os.Environ() {
-		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "MEDIAPLATFORM_") {
-			_ = os.Unsetenv(name)
-		}
-	}
-}
 
 func init() {
 	resource.AddTestSweepers("mediaplatform_score", &resource.Sweeper{

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
@@ -275,5 +276,18 @@ resource "mediaplatform_external_authentication" "test" {
 				Steps:                    []resource.TestStep{{Config: tc.config, ExpectError: tc.want}},
 			})
 		})
+	}
+}
+
+// TestNetworkLeadStaleConnection: a request lost on a kept-alive connection the
+// platform closed, and not sent again, says so; it does not send the user to check the
+// address and the network.
+func TestNetworkLeadStaleConnection(t *testing.T) {
+	t.Parallel()
+	lead := networkLead(&client.NetworkError{Method: http.MethodPost, Path: "/scores", Host: "127.0.0.1:8443",
+		Setting: "publishing_url", Kind: client.NetworkStaleConnection})
+	if !strings.Contains(lead, "closed a connection kept open from an earlier request") ||
+		strings.Contains(lead, "check publishing_url") {
+		t.Errorf("lead %q", lead)
 	}
 }

@@ -7,10 +7,8 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,7 +23,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
-	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 )
 
 // The credentials of the emulator's default accounts (contract G).
@@ -292,30 +289,6 @@ func TestSecurity_sensitiveSchema(t *testing.T) {
 }
 
 // ---- TLS ----
-
-// newTLSTestEmulator serves an emulator over HTTPS with httptest's certificate and
-// returns it with that certificate as PEM.
-func newTLSTestEmulator(t *testing.T) (*testEmulator, string) {
-	t.Helper()
-	if externalPlatform != nil {
-		t.Skip("needs the emulator's control surface: a TLS listener with a certificate of its own")
-	}
-	emu := emulator.New(emulator.Options{RenderDelay: testRenderDelay})
-	srv := httptest.NewTLSServer(emu)
-	t.Cleanup(srv.Close)
-	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
-	return servedTestEmulator(t, emu, srv.URL), string(certPEM)
-}
-
-const tlsTestResources = `
-resource "mediaplatform_external_authentication" "test" {
-  domain_name = "CORP"
-  enabled     = true
-}
-resource "mediaplatform_score" "test" {
-  score_url = "https://cdn.example/scores/tls.sib"
-}
-`
 
 // TestAccSecurity_tlsCACert reaches an HTTPS platform whose certificate authority is
 // given in ca_cert_pem.

@@ -11,9 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/provider"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -22,26 +19,9 @@ import (
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 )
 
-// providerConfigPlus is providerConfig with more provider arguments.
-func providerConfigPlus(e *testEmulator, arguments string) string {
-	config := strings.TrimRight(e.providerConfig(), "\n")
-	return strings.TrimSuffix(config, "}") + "  " + arguments + "\n}\n"
-}
-
 // publishRoute is the emulator's route of POST /scores, as Stats and Faults name it.
 func publishRoute(emu *emulator.Emulator) string {
 	return "POST " + emu.PublishingURL("") + "/scores"
-}
-
-// sharedProviderFactories serve the same provider instance, and so the same client,
-// to every Terraform command: a client that lives across runs, whose session and
-// token can expire between them.
-func sharedProviderFactories(p provider.Provider) map[string]func() (tfprotov6.ProviderServer, error) {
-	return map[string]func() (tfprotov6.ProviderServer, error){
-		"mediaplatform": func() (tfprotov6.ProviderServer, error) {
-			return providerserver.NewProtocol6WithError(p)()
-		},
-	}
 }
 
 // TestAccReliability_transientFailures applies 60 scores with aliases while the
@@ -230,70 +210,6 @@ resource "mediaplatform_score" "test" {
 	}
 }
 
-// TestAccReliability_adminSessionExpired expires the administrator session of a
-// client that lives across runs: the next run logs in exactly once more and succeeds.
-func TestAccReliability_adminSessionExpired(t *testing.T) {
-	t.Parallel()
-	emu := newTestEmulator(t)
-	ctl := emu.control(t, "session expiry and login counts")
-	// Checked last, once the provider's client and expectSettings' have logged out.
-	t.Cleanup(func() {
-		if s := ctl.Stats(); s.LiveSessions != 0 || s.LiveTokens != 0 {
-			t.Errorf("%d live sessions, %d live tokens after close; want 0", s.LiveSessions, s.LiveTokens)
-		}
-	})
-	p, ok := New("test")().(*mediaplatformProvider)
-	if !ok {
-		t.Fatal("New does not return a *mediaplatformProvider")
-	}
-	config := func(domain string) string {
-		return emu.providerConfig() + fmt.Sprintf(`
-resource "mediaplatform_external_authentication" "test" {
-  domain_name = %q
-  enabled     = true
-}
-`, domain)
-	}
-	var logins int
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: sharedProviderFactories(p),
-		Steps: []resource.TestStep{
-			{
-				Config: config("CORP"),
-				Check: func(*terraform.State) error {
-					if n := ctl.Stats().Logins["admin"]; n != 1 {
-						return fmt.Errorf("%d administrator logins, want 1: the provider instance must keep its session", n)
-					}
-					return nil
-				},
-			},
-			{
-				PreConfig: func() {
-					ctl.Expire(false, true)
-					logins = ctl.Stats().Logins["admin"]
-				},
-				Config: config("CORP2"),
-				Check: resource.ComposeTestCheckFunc(
-					func(*terraform.State) error {
-						if n := ctl.Stats().Logins["admin"] - logins; n != 1 {
-							return fmt.Errorf("%d administrator logins after the session expired, want exactly 1", n)
-						}
-						return expectSettings(t, emu, client.ExternalAuthentication{DomainName: "CORP2", Enabled: true})
-					},
-				),
-			},
-		},
-	})
-	p.mu.Lock()
-	c := p.client
-	p.mu.Unlock()
-	if c != nil {
-		if err := c.Close(context.Background()); err != nil {
-			t.Errorf("closing the client: %v", err)
-		}
-	}
-}
-
 // TestAccScore_sharedRenderWait counts, through the CLI, what 30 creates that wait for their
 // rendering cost with the shared wait and with one poll per score: the shared wait
 // reads the statuses of a wave with one list page once the rendering time is known.
@@ -327,5 +243,37 @@ func TestAccScore_sharedRenderWait(t *testing.T) {
 	if reads[client.RenderWaitShared] > 15 || reads[client.RenderWaitShared]*3 > reads[client.RenderWaitIndividual] {
 		t.Errorf("the shared wait read %d times for 30 creates, one poll per score %d: want at most 15, and a third",
 			reads[client.RenderWaitShared], reads[client.RenderWaitIndividual])
+	}
+}
+
+// TestAccScore_rateLimitedParallelApply applies 50 scores with -parallelism=50 against a
+// platform that admits 10 requests per second, with the default retry settings:
+// every score is published once, none is tainted, no 429 reaches the user.
+func TestAccScore_rateLimitedParallelApply(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
+	const n = 50
+	emu := newTestEmulatorWith(t, "a rate limit", emulator.Options{
+		RenderDelay: 50 * time.Millisecond, Faults: emulator.Faults{RateLimitPerSecond: 10},
+	})
+	ctl := emu.control(t, "score counts")
+	w := newWorkspace(t, emu, fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  count     = %d
+  score_url = "https://cdn.example/scores/burst-${count.index}.sib"
+  score_id  = "burst-${count.index}"
+}
+`, n))
+	out := w.run("apply", "-auto-approve", "-parallelism=50")
+	s := ctl.Stats()
+	if s.Scores != n || s.Requests[publishRoute(ctl)] < n {
+		t.Errorf("the emulator holds %d scores after %d publish requests, want %d", s.Scores, s.Requests[publishRoute(ctl)], n)
+	}
+	if strings.Contains(out, "Too Many Requests") || strings.Contains(out, "tainted") || strings.Contains(out, "Unable to confirm") {
+		t.Errorf("the apply reported a rate limit or a warning:\n%s", out)
+	}
+	w.run("destroy", "-auto-approve", "-parallelism=50")
+	if s := ctl.Stats(); s.Scores != 0 {
+		t.Errorf("%d scores left after destroy", s.Scores)
 	}
 }

@@ -249,3 +249,100 @@ func TestAccCorporateGuide_ciRecipeFromTheEnvironment(t *testing.T) {
 		t.Errorf("after destroy the platform holds %d scores", n)
 	}
 }
+
+// TestAccCorporateGuide_stoppedByItsTimeLimit runs the guide "Corporate networks" as a user does: its
+// configuration with the certificate files and the service token from variables, and
+// its CI script, behind a gateway that demands both. The first run is stopped by its
+// time limit (timeout's SIGTERM to the process group) while scores render; the state
+// then holds every score the platform holds and no token is left; the second run
+// finishes without a duplicate.
+func TestAccCorporateGuide_stoppedByItsTimeLimit(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
+	ca := testca.New(t, "gateway CA")
+	cert, key := ca.Issue(t, "terraform-ci", time.Now().Add(24*time.Hour))
+	emu, serverPEM := newGatewayEmulatorRendering(t, ca, 2*time.Second)
+	ctl := emu.control(t, "a gateway")
+	guide := filepath.Join("..", "..", "examples", "guides", "corporate-networks")
+	example, err := os.ReadFile(filepath.Join(guide, "main.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := os.ReadFile(filepath.Join(guide, "ci-apply.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorkspace(t, emu, "")
+	writeFile(t, filepath.Join(w.dir, "main.tf"), string(example))
+	writeFile(t, filepath.Join(w.dir, "versions.tf"), `terraform {
+  required_providers {
+    mediaplatform = {
+      source = "mediaplatform/mediaplatform"
+    }
+  }
+}
+`)
+	writeFile(t, filepath.Join(w.dir, "ci-apply.sh"), string(script))
+	for name, content := range map[string]string{"ca.pem": serverPEM, "client.pem": cert, "client-key.pem": key} {
+		writeFile(t, filepath.Join(w.dir, name), content)
+	}
+	var scores []string
+	for i := range 12 {
+		scores = append(scores, fmt.Sprintf("%q = %q", fmt.Sprintf("ci-%02d", i), accScoreURL(fmt.Sprintf("ci-%02d", i))))
+	}
+	cfg := emu.config()
+	w.env = []string{
+		// The example's addresses are the gateway's, from its address alone.
+		"TF_VAR_gateway=" + emu.URL,
+		"MEDIAPLATFORM_ADMIN_USERNAME=" + cfg.AdminUsername, "MEDIAPLATFORM_ADMIN_PASSWORD=" + cfg.AdminPassword,
+		"MEDIAPLATFORM_CLIENT_ID=" + cfg.ClientID, "MEDIAPLATFORM_CLIENT_SECRET=" + cfg.ClientSecret,
+		"MEDIAPLATFORM_USERNAME=" + cfg.Username, "MEDIAPLATFORM_PASSWORD=" + cfg.Password,
+		"TF_VAR_ca_cert_file=ca.pem", "TF_VAR_client_cert_file=client.pem", "TF_VAR_client_key_file=client-key.pem",
+		"TF_VAR_access_client_id=terraform-ci", "TF_VAR_access_client_secret=" + gatewaySecret,
+		"TF_VAR_scores={" + strings.Join(scores, ", ") + "}",
+		"PATH=" + filepath.Dir(w.terraform) + string(os.PathListSeparator) + os.Getenv("PATH"),
+	}
+	ciApply := func(limit string) (string, int) {
+		cmd := w.command("version") // the workspace's environment
+		cmd.Args = []string{"bash", "ci-apply.sh"}
+		cmd.Path, err = exec.LookPath("bash")
+		if err != nil {
+			t.Skip("bash is not on PATH")
+		}
+		cmd.Env = append(cmd.Env, "APPLY_TIME_LIMIT="+limit)
+		out, err := cmd.CombinedOutput()
+		code := 0
+		var exitErr *exec.ExitError
+		if errors.As(err, &exitErr) {
+			code = exitErr.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), code
+	}
+
+	out, code := ciApply("4")
+	if code != 124 || !strings.Contains(out, "stopped at its time limit") {
+		t.Fatalf("the first run was not stopped by its time limit (exit %d):\n%s", code, out)
+	}
+	held := ctl.Stats().Scores
+	list := strings.Fields(w.run("state", "list"))
+	if len(list) != held {
+		t.Errorf("after the time limit the platform holds %d scores and the state %d:\n%s", held, len(list), out)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for ctl.Stats().LiveTokens != 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := ctl.Stats().LiveTokens; n != 0 {
+		t.Errorf("after the time limit %d platform tokens are live", n)
+	}
+	t.Logf("stopped at its time limit with %d of 12 scores published, all in the state", held)
+	if out, code = ciApply("120"); code != 0 {
+		t.Fatalf("the second run failed (exit %d):\n%s", code, out)
+	}
+	if n := ctl.Stats().Scores; n != 12 {
+		t.Errorf("after the second run the platform holds %d scores, want 12", n)
+	}
+	w.run("destroy", "-auto-approve")
+}

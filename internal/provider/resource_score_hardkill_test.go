@@ -11,6 +11,10 @@ import (
 	"testing"
 	"time"
 
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
@@ -382,4 +386,43 @@ resource "mediaplatform_score" "test" {
 	}
 	t.Logf("kill -9 with %d scores published and %d in the state; the next apply adopted %d", scores, inState, scores-inState)
 	w.run("destroy", "-auto-approve")
+}
+
+// TestImportedScoreIsNotAdopted: a score imported in this run is held by this run, so
+// adopt_unrecorded does not give it to another resource, though it has the alias,
+// address and publisher adoption looks for and was published before the run. Before,
+// the resource that met its alias adopted it, and two addresses managed one score.
+// (Terraform configures a new client for each walk, so an import and a create of one
+// client are shown here, on the resource itself.)
+func TestImportedScoreIsNotAdopted(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	emu := newTestEmulator(t)
+	alias := accName()
+	s, err := emu.client(t).PublishScore(ctx, client.PublishScoreInput{ScoreURL: accScoreURL(alias), Alias: alias})
+	if err != nil {
+		t.Fatal(err)
+	}
+	emu.deleteAtCleanup(t)(s.ID)
+	afterTheKilledRun()
+
+	r := &scoreResource{client: emu.client(t)}
+	var schema fwresource.SchemaResponse
+	r.Schema(ctx, fwresource.SchemaRequest{}, &schema)
+	imported := &fwresource.ImportStateResponse{State: tfsdk.State{
+		Schema: schema.Schema, Raw: tftypes.NewValue(schema.Schema.Type().TerraformType(ctx), nil),
+	}}
+	r.ImportState(ctx, fwresource.ImportStateRequest{ID: alias}, imported)
+	if imported.Diagnostics.HasError() {
+		t.Fatalf("the import failed: %v", imported.Diagnostics)
+	}
+	plan := scoreModel{
+		ScoreURL: types.StringValue(accScoreURL(alias)), ScoreID: types.StringValue(alias),
+		Transpose: types.BoolValue(false), AdoptUnrecorded: types.BoolValue(true),
+	}
+	if got, hint := r.unrecordedScore(ctx, plan, "the 409's hint"); got != nil {
+		t.Errorf("the score %s imported in this run was adopted by another resource: %s", got.ID, hint)
+	} else if !strings.Contains(hint, "which another resource of this run already created, adopted or imported") {
+		t.Errorf("the refusal does not say the score is held by this run: %s", hint)
+	}
 }

@@ -20,7 +20,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
-	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
@@ -252,33 +251,6 @@ resource "mediaplatform_score" "test" {
 	})
 }
 
-// TestAccState_shortPagesListEverything caps the platform's pages at 50: the scores
-// data source still lists all 250 scores.
-func TestAccState_shortPagesListEverything(t *testing.T) {
-	t.Parallel()
-	emu, proxy := newProxiedTestEmulator(t, "capped pages")
-	c := emu.client(t)
-	const n = 250
-	for i := range n {
-		if _, err := c.PublishScore(context.Background(), client.PublishScoreInput{ScoreURL: accScoreURL(fmt.Sprintf("page-%d", i))}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	proxy.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/scores$`, Query: faultproxy.CapLimit(50)})
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(t),
-		Steps: []resource.TestStep{{
-			Config: emu.providerConfig() + `
-data "mediaplatform_scores" "all" {}
-`,
-			Check: resource.TestCheckResourceAttr("data.mediaplatform_scores.all", "scores.#", fmt.Sprint(n)),
-		}},
-	})
-	if proxy.Count(http.MethodGet, `/scores$`) < n/50 {
-		t.Errorf("only %d list requests: the cap was not in force", proxy.Count(http.MethodGet, `/scores$`))
-	}
-}
-
 // TestAccState_publishHints: the first sentence after a failed publish fits its cause.
 func TestAccState_publishHints(t *testing.T) {
 	t.Parallel()
@@ -369,95 +341,4 @@ resource "mediaplatform_score" "test" {
 		t.Errorf("after the interrupted apply and one more, the emulator holds %d scores, want 1", n)
 	}
 	w.run("destroy", "-auto-approve")
-}
-
-// TestAccState_viewFollowsItsScore names a view's score by alias: when the score is
-// replaced outside Terraform (deleted, and the alias published again) or deleted, the
-// view opens nothing any more, and the plan creates a new one instead of "No changes".
-func TestAccState_viewFollowsItsScore(t *testing.T) {
-	t.Parallel()
-	emu := newTestEmulator(t)
-	c := emu.client(t)
-	ctx := context.Background()
-	alias := "viewed-" + accName()
-	publish := func() {
-		if _, err := c.PublishScore(ctx, client.PublishScoreInput{ScoreURL: accScoreURL(alias), Alias: alias}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	unpublish := func() {
-		if err := c.DeleteScore(ctx, alias, false); err != nil {
-			t.Fatal(err)
-		}
-	}
-	publish()
-	config := emu.providerConfig() + fmt.Sprintf(`
-resource "mediaplatform_score_view" "test" {
-  score = %q
-}
-`, alias)
-	var firstURL string
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(t),
-		Steps: []resource.TestStep{
-			{
-				Config: config,
-				Check: func(s *terraform.State) error {
-					firstURL = s.RootModule().Resources["mediaplatform_score_view.test"].Primary.Attributes["viewer_url"]
-					return nil
-				},
-			},
-			{
-				PreConfig: func() { unpublish(); publish() },
-				Config:    config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("mediaplatform_score_view.test", plancheck.ResourceActionCreate)},
-				},
-				Check: func(s *terraform.State) error {
-					if u := s.RootModule().Resources["mediaplatform_score_view.test"].Primary.Attributes["viewer_url"]; u == firstURL {
-						return fmt.Errorf("the view of the replaced score kept its viewer_url")
-					}
-					return nil
-				},
-			},
-			{
-				PreConfig:          unpublish,
-				Config:             config,
-				PlanOnly:           true,
-				ExpectNonEmptyPlan: true,
-			},
-		},
-	})
-}
-
-// TestAccScore_rateLimitedParallelApply applies 50 scores with -parallelism=50 against a
-// platform that admits 10 requests per second, with the default retry settings:
-// every score is published once, none is tainted, no 429 reaches the user.
-func TestAccScore_rateLimitedParallelApply(t *testing.T) {
-	newWorkspace := cliWorkspaces(t)
-	t.Parallel()
-	const n = 50
-	emu := newTestEmulatorWith(t, "a rate limit", emulator.Options{
-		RenderDelay: 50 * time.Millisecond, Faults: emulator.Faults{RateLimitPerSecond: 10},
-	})
-	ctl := emu.control(t, "score counts")
-	w := newWorkspace(t, emu, fmt.Sprintf(`
-resource "mediaplatform_score" "test" {
-  count     = %d
-  score_url = "https://cdn.example/scores/burst-${count.index}.sib"
-  score_id  = "burst-${count.index}"
-}
-`, n))
-	out := w.run("apply", "-auto-approve", "-parallelism=50")
-	s := ctl.Stats()
-	if s.Scores != n || s.Requests[publishRoute(ctl)] < n {
-		t.Errorf("the emulator holds %d scores after %d publish requests, want %d", s.Scores, s.Requests[publishRoute(ctl)], n)
-	}
-	if strings.Contains(out, "Too Many Requests") || strings.Contains(out, "tainted") || strings.Contains(out, "Unable to confirm") {
-		t.Errorf("the apply reported a rate limit or a warning:\n%s", out)
-	}
-	w.run("destroy", "-auto-approve", "-parallelism=50")
-	if s := ctl.Stats(); s.Scores != 0 {
-		t.Errorf("%d scores left after destroy", s.Scores)
-	}
 }

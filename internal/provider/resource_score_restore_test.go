@@ -6,7 +6,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -410,4 +412,31 @@ resource "mediaplatform_score" "test" {
 			return theirs
 		})
 	})
+}
+
+// TestRestoredHolder: a score that holds the alias of the state's score is taken as
+// restored only when the provider's own user published it before the state's score,
+// by more than the platform clock's tolerance: one a second older may be a newer
+// publish on a clock that stepped back a second.
+func TestRestoredHolder(t *testing.T) {
+	t.Parallel()
+	created := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	state := scoreModel{ScoreID: types.StringValue("a"), CreatedAt: types.StringValue(created.Format(time.RFC3339Nano))}
+	for _, c := range []struct {
+		older     time.Duration
+		publisher string
+		want      bool
+	}{
+		{older: time.Hour, publisher: "alice", want: true},
+		{older: client.ClockTolerance + time.Millisecond, publisher: "alice", want: true},
+		{older: time.Second, publisher: "alice", want: false},
+		{older: -time.Second, publisher: "alice", want: false},
+		{older: time.Hour, publisher: "viewer", want: false},
+		{older: time.Hour, publisher: "", want: false},
+	} {
+		holder := &client.Score{Alias: "a", Publisher: c.publisher, CreatedAt: created.Add(-c.older)}
+		if got := restoredHolder(state, holder, "alice"); got != c.want {
+			t.Errorf("a holder %s older, published by %q: restoredHolder = %t, want %t", c.older, c.publisher, got, c.want)
+		}
+	}
 }
