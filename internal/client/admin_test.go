@@ -9,11 +9,13 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 )
 
 func TestAdminLoginFailureIsNotRetried(t *testing.T) {
 	t.Parallel()
-	f := newFakePlatform(t)
+	f := newProxiedPlatform(t, emulator.Options{})
 	cfg := f.config()
 	cfg.AdminPassword = "wrong-admin-pass"
 	c := newTestClient(t, cfg)
@@ -25,7 +27,7 @@ func TestAdminLoginFailureIsNotRetried(t *testing.T) {
 	if !errors.As(err, &apiErr) || apiErr.Code != "admin/INVALID_CREDENTIALS" {
 		t.Errorf("code: %v", err)
 	}
-	if n := f.count("POST /api/v1/login"); n != 1 {
+	if n := f.count(routeAdminLogin); n != 1 {
 		t.Errorf("logins %d, want 1", n)
 	}
 	if strings.Contains(err.Error(), "wrong-admin-pass") {

@@ -11,21 +11,25 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
 func TestOAuthErrors(t *testing.T) {
 	t.Parallel()
-	f := newFakePlatform(t)
+	f := newProxiedPlatform(t, emulator.Options{})
 	ctx := context.Background()
 
 	cfg := f.config()
-	cfg.Password = "not-carols-password"
+	cfg.Password = "not-alices-password"
 	_, err := newTestClient(t, cfg).GetScore(ctx, "x")
 	var oe *OAuthError
-	if !errors.As(err, &oe) || oe.Status != 400 || oe.ErrorCode != "invalid_grant" || oe.Description != "wrong user or password" {
+	if !errors.As(err, &oe) || oe.Status != 400 || oe.ErrorCode != "invalid_grant" || oe.Description != "unknown user or wrong password" {
 		t.Fatalf("wrong password: %v", err)
 	}
-	if strings.Contains(err.Error(), "not-carols-password") || strings.Contains(err.Error(), fakePassword) {
+	if strings.Contains(err.Error(), "not-alices-password") || strings.Contains(err.Error(), emulatortest.Password) {
 		t.Errorf("message leaks the password: %v", err)
 	}
 
@@ -39,7 +43,7 @@ func TestOAuthErrors(t *testing.T) {
 	// A pre-encoded basic token works the same; with client_id it conflicts.
 	cfg = f.config()
 	cfg.ClientID, cfg.ClientSecret = "", ""
-	cfg.BasicToken = base64.StdEncoding.EncodeToString([]byte(fakeClientID + ":" + fakeClientSecret))
+	cfg.BasicToken = base64.StdEncoding.EncodeToString([]byte(emulatortest.ClientID + ":" + emulatortest.ClientSecret))
 	if _, err := newTestClient(t, cfg).GrantAccessToken(ctx); err != nil {
 		t.Fatalf("basic token: %v", err)
 	}
@@ -51,15 +55,9 @@ func TestOAuthErrors(t *testing.T) {
 
 func TestUnauthorizedTriggersOneFreshLogin(t *testing.T) {
 	t.Parallel()
-	f := newFakePlatform(t)
-	f.handle("GET "+fakeScores+"/s1", func(w http.ResponseWriter, r *http.Request) {
-		if _, ok := f.bearerOK(r); !ok {
-			writeProblem(w, 401, "auth/UNAUTHORIZED", "expired")
-			return
-		}
-		writeJSON(w, 200, map[string]any{"score": scoreJSON("s1", "https://x/s", "", "idle")})
-	})
-	f.handle("GET "+fakeScores+"/always401", func(w http.ResponseWriter, r *http.Request) {
+	f := newProxiedPlatform(t, emulator.Options{})
+	publishDirect(t, f, "s1")
+	f.handle("GET "+routeScores+"/always401", func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, 401, "auth/UNAUTHORIZED", "nope")
 	})
 	c := newTestClient(t, f.config())
@@ -68,13 +66,11 @@ func TestUnauthorizedTriggersOneFreshLogin(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The server forgets every token.
-	f.mu.Lock()
-	clear(f.tokens)
-	f.mu.Unlock()
+	f.Emulator.Expire(true, false)
 	if _, err := c.GetScore(ctx, "s1"); err != nil {
 		t.Fatalf("after expiry: %v", err)
 	}
-	if g, d := f.count("POST /auth/ropc"), f.count("GET /auth"); g != 2 || d != 1 {
+	if g, d := f.count(routeGrant), f.count("GET /auth"); g != 2 || d != 1 {
 		t.Errorf("grants %d discoveries %d, want 2 and 1", g, d)
 	}
 	// A call rejected twice fails after exactly one fresh login.
@@ -82,22 +78,15 @@ func TestUnauthorizedTriggersOneFreshLogin(t *testing.T) {
 	if !IsUnauthorized(err) {
 		t.Fatalf("got %v", err)
 	}
-	if g, n := f.count("POST /auth/ropc"), f.count("GET "+fakeScores+"/always401"); g != 3 || n != 2 {
+	if g, n := f.count(routeGrant), f.count("GET "+routeScores+"/always401"); g != 3 || n != 2 {
 		t.Errorf("grants %d attempts %d, want 3 and 2", g, n)
 	}
 }
 
 func TestTokenIsExtendedBeforeExpiry(t *testing.T) {
 	t.Parallel()
-	f := newFakePlatform(t)
-	f.lifetime = 3
-	f.handle("GET "+fakeScores+"/s1", func(w http.ResponseWriter, r *http.Request) {
-		if _, ok := f.bearerOK(r); !ok {
-			writeProblem(w, 401, "auth/UNAUTHORIZED", "expired")
-			return
-		}
-		writeJSON(w, 200, map[string]any{"score": scoreJSON("s1", "https://x/s", "", "idle")})
-	})
+	f := newProxiedPlatform(t, emulator.Options{TokenLifetime: 3 * time.Second})
+	publishDirect(t, f, "s1")
 	c := newTestClient(t, f.config())
 	ctx := context.Background()
 	if _, err := c.GetScore(ctx, "s1"); err != nil {
@@ -108,7 +97,7 @@ func TestTokenIsExtendedBeforeExpiry(t *testing.T) {
 	if _, err := c.GetScore(ctx, "s1"); err != nil {
 		t.Fatal(err)
 	}
-	if g, i, e := f.count("POST /auth/ropc"), f.count("GET /auth/tokens/current"), f.count("POST /auth/tokens/current/extension"); g != 1 || i != 1 || e != 1 {
+	if g, i, e := f.count(routeGrant), f.count(routeTokenInfo), f.count(routeTokenExtend); g != 1 || i != 1 || e != 1 {
 		t.Errorf("grants %d token infos %d extensions %d, want 1 each", g, i, e)
 	}
 	if tok := c.token.peek(); tok == nil || !tok.ExpiresAt.After(granted.Add(time.Second)) {
@@ -118,11 +107,9 @@ func TestTokenIsExtendedBeforeExpiry(t *testing.T) {
 
 func TestConcurrentFirstCallsShareOneLogin(t *testing.T) {
 	t.Parallel()
-	f := newFakePlatform(t)
-	f.handle("GET "+fakeScores+"/s1", func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(5 * time.Millisecond)
-		writeJSON(w, 200, map[string]any{"score": scoreJSON("s1", "https://x/s", "", "idle")})
-	})
+	f := newProxiedPlatform(t, emulator.Options{})
+	publishDirect(t, f, "s1")
+	f.proxy.Add(faultproxy.Fault{Method: http.MethodGet, Path: "/scores/s1$", Latency: 5 * time.Millisecond})
 	c := newTestClient(t, f.config())
 	runConcurrently(t, 100, func(i int) error {
 		var err error
@@ -133,14 +120,14 @@ func TestConcurrentFirstCallsShareOneLogin(t *testing.T) {
 		}
 		return err
 	})
-	if g, d, l := f.count("POST /auth/ropc"), f.count("GET /auth"), f.count("POST /api/v1/login"); g != 1 || d != 1 || l != 1 {
+	if g, d, l := f.count(routeGrant), f.count("GET /auth"), f.count(routeAdminLogin); g != 1 || d != 1 || l != 1 {
 		t.Errorf("grants %d discoveries %d admin logins %d, want 1 each", g, d, l)
 	}
 }
 
 func TestSeparateAccessTokens(t *testing.T) {
 	t.Parallel()
-	f := newFakePlatform(t)
+	f := newProxiedPlatform(t, emulator.Options{})
 	c := newTestClient(t, f.config())
 	ctx := context.Background()
 	tok, err := c.GrantAccessToken(ctx)
@@ -161,8 +148,8 @@ func TestSeparateAccessTokens(t *testing.T) {
 	if err := c.RemoveAccessToken(ctx, &AccessToken{Token: tok.Token}); err != nil {
 		t.Fatal(err)
 	}
-	if f.liveTokens() != 0 {
-		t.Errorf("live tokens %d", f.liveTokens())
+	if n := f.Emulator.Stats().LiveTokens; n != 0 {
+		t.Errorf("live tokens %d", n)
 	}
 	// Removing again, or extending a removed token.
 	if err := c.RemoveAccessToken(ctx, &AccessToken{Token: tok.Token}); err != nil {

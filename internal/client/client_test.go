@@ -4,10 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
 func newTestClient(t *testing.T, cfg Config) *Client {
@@ -44,7 +49,7 @@ func runConcurrently(t *testing.T, n int, call func(i int) error) {
 
 func TestNewContactsNothingAndReportsMissingSettings(t *testing.T) {
 	t.Parallel()
-	f := newFakePlatform(t)
+	f := newProxiedPlatform(t, emulator.Options{})
 	full := f.config()
 	ctx := context.Background()
 
@@ -89,7 +94,7 @@ func TestNewContactsNothingAndReportsMissingSettings(t *testing.T) {
 	}
 
 	// Admin calls do not need platform settings and vice versa.
-	adminOnly := newTestClient(t, Config{AdminURL: full.AdminURL, AdminUsername: fakeAdminUser, AdminPassword: fakeAdminPass})
+	adminOnly := newTestClient(t, Config{AdminURL: full.AdminURL, AdminUsername: emulatortest.AdminUsername, AdminPassword: emulatortest.AdminPassword})
 	if _, err := adminOnly.CheckSession(ctx); err != nil {
 		t.Errorf("admin-only client: %v", err)
 	}
@@ -153,7 +158,12 @@ func TestApplyEnv(t *testing.T) {
 
 func TestCloseReleasesCredentials(t *testing.T) {
 	t.Parallel()
-	f := newFakePlatform(t)
+	f := newProxiedPlatform(t, emulator.Options{})
+	// A platform without a service registry (404, as the platform answers an address
+	// it does not serve).
+	f.proxy.Add(faultproxy.Fault{Method: http.MethodGet, Path: "^/apis/registry", Respond: &faultproxy.Answer{Status: http.StatusNotFound,
+		Header: http.Header{"Content-Type": {"application/problem+json"}},
+		Body:   `{"code":"registry/NOT_FOUND","message":"no route","status":404,"params":{}}`}})
 	c, err := New(f.config())
 	if err != nil {
 		t.Fatal(err)
@@ -165,11 +175,8 @@ func TestCloseReleasesCredentials(t *testing.T) {
 	if _, err := c.Systems(ctx); err == nil {
 		t.Fatal("fake has no registry; want an error")
 	}
-	f.mu.Lock()
-	sessions := len(f.sessions)
-	f.mu.Unlock()
-	if f.liveTokens() != 1 || sessions != 1 {
-		t.Fatalf("live tokens %d sessions %d", f.liveTokens(), sessions)
+	if st := f.Emulator.Stats(); st.LiveTokens != 1 || st.LiveSessions != 1 {
+		t.Fatalf("live tokens %d sessions %d", st.LiveTokens, st.LiveSessions)
 	}
 	if err := c.Close(ctx); err != nil {
 		t.Fatal(err)
@@ -177,14 +184,11 @@ func TestCloseReleasesCredentials(t *testing.T) {
 	if err := c.Close(ctx); err != nil {
 		t.Fatalf("second Close: %v", err)
 	}
-	f.mu.Lock()
-	sessions = len(f.sessions)
-	f.mu.Unlock()
-	if f.liveTokens() != 0 || sessions != 0 {
-		t.Errorf("after Close: live tokens %d sessions %d", f.liveTokens(), sessions)
+	if st := f.Emulator.Stats(); st.LiveTokens != 0 || st.LiveSessions != 0 {
+		t.Errorf("after Close: live tokens %d sessions %d", st.LiveTokens, st.LiveSessions)
 	}
-	if f.count("GET /api/v1/logout") != 1 || f.count("DELETE /auth/tokens/current") != 1 {
-		t.Errorf("logout %d removal %d", f.count("GET /api/v1/logout"), f.count("DELETE /auth/tokens/current"))
+	if f.count(routeAdminLogout) != 1 || f.count(routeTokenRemove) != 1 {
+		t.Errorf("logout %d removal %d", f.count(routeAdminLogout), f.count(routeTokenRemove))
 	}
 	if _, err := c.CheckSession(ctx); !errors.Is(err, ErrClosed) {
 		t.Errorf("after Close: %v", err)

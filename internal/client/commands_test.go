@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 )
 
 func TestCommandDecoding(t *testing.T) {
@@ -39,7 +41,7 @@ func TestCommandDecoding(t *testing.T) {
 
 func TestPlatformHrefRefusesForeignHosts(t *testing.T) {
 	t.Parallel()
-	f := newFakePlatform(t)
+	f := newProxiedPlatform(t, emulator.Options{})
 	f.handle("GET /apis/registry;version=0/serviceroots", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, map[string]any{"resources": map[string]any{
 			relCommandByID: []any{map[string]any{"href": "/apis/commands;version=1;realm=global/commands/{id}", "templated": true}},
@@ -55,12 +57,12 @@ func TestPlatformHrefRefusesForeignHosts(t *testing.T) {
 		t.Fatalf("relative href: %v", err)
 	}
 	// A platform path outside the command service is refused before any request to it.
-	before := f.count("GET /auth/tokens/current")
+	before := f.count(routeTokenInfo)
 	_, err = c.GetCommandByHref(context.Background(), "/auth/tokens/current")
 	if err == nil || !strings.Contains(err.Error(), "does not address a command") {
 		t.Fatalf("token information as a command: %v", err)
 	}
-	if n := f.count("GET /auth/tokens/current") - before; n != 0 {
+	if n := f.count(routeTokenInfo) - before; n != 0 {
 		t.Errorf("the token information was read %d times", n)
 	}
 }

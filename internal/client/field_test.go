@@ -76,8 +76,8 @@ func TestHTMLAnswerIsNoSuccess(t *testing.T) {
 // quoted (a login or token answer holds a secret).
 func TestUnreadableAnswersQuoteNothing(t *testing.T) {
 	t.Parallel()
-	f := newFakePlatform(t)
-	f.handle("POST /auth/ropc", func(w http.ResponseWriter, _ *http.Request) {
+	f := newProxiedPlatform(t, emulator.Options{})
+	f.handle(routeGrant, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`Fsecret-token-bytes`))
 	})
@@ -105,14 +105,21 @@ func TestBareLoginToken(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			f := newFakePlatform(t)
-			f.handle("POST /api/v1/login", func(w http.ResponseWriter, _ *http.Request) {
-				f.mu.Lock()
-				f.sessions["sess-1-secretish"] = true
-				f.mu.Unlock()
+			f := newProxiedPlatform(t, emulator.Options{})
+			f.handle(routeAdminLogin, func(w http.ResponseWriter, _ *http.Request) {
 				w.Header().Set("Content-Type", tc.contentType)
 				_, _ = w.Write([]byte(tc.body))
 			})
+			// The session it gave is good for the check and the logout.
+			for _, route := range []string{"GET /api/v1/checksession", routeAdminLogout} {
+				f.handle(route, func(w http.ResponseWriter, r *http.Request) {
+					if r.Header.Get("token") != "sess-1-secretish" {
+						writeProblem(w, 401, "admin/UNAUTHORIZED", "no session")
+						return
+					}
+					writeJSON(w, 200, map[string]any{"valid": true, "user": "root"})
+				})
+			}
 			c := newTestClient(t, f.config())
 			s, err := c.CheckSession(context.Background())
 			if tc.wantErr == "" {
@@ -133,16 +140,16 @@ func TestBareLoginToken(t *testing.T) {
 // the client counts with GET from then on, in this process (contract §V3).
 func TestCountByGetAfter405(t *testing.T) {
 	t.Parallel()
-	f := newFakePlatform(t)
-	f.handle("POST "+fakeScores+"/count", func(w http.ResponseWriter, _ *http.Request) {
+	f := newProxiedPlatform(t, emulator.Options{})
+	f.handle("POST "+routeScores+"/count", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Allow", "GET")
 		writeProblem(w, http.StatusMethodNotAllowed, "publishing/METHOD_NOT_ALLOWED", "use GET")
 	})
-	f.handle("GET "+fakeScores, func(w http.ResponseWriter, _ *http.Request) {
+	f.handle("GET "+routeScores, func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, 200, map[string]any{"scores": []any{scoreJSON("s3", "https://cdn/s.sib", "", "idle")}})
 	})
 	var criteria atomic.Value
-	f.handle("GET "+fakeScores+"/count", func(w http.ResponseWriter, r *http.Request) {
+	f.handle("GET "+routeScores+"/count", func(w http.ResponseWriter, r *http.Request) {
 		criteria.Store(r.URL.Query().Get("score"))
 		writeJSON(w, 200, map[string]any{"count": 3})
 	})
@@ -153,7 +160,7 @@ func TestCountByGetAfter405(t *testing.T) {
 			t.Fatalf("got %d, %v", n, err)
 		}
 	}
-	if p, g := f.count("POST "+fakeScores+"/count"), f.count("GET "+fakeScores+"/count"); p != 1 || g != 3 {
+	if p, g := f.count("POST "+routeScores+"/count"), f.count("GET "+routeScores+"/count"); p != 1 || g != 3 {
 		t.Errorf("POST %d, GET %d: want 1 and 3", p, g)
 	}
 	if got := criteria.Load(); got != `{"status":"idle"}` {
@@ -307,11 +314,11 @@ func TestRetryBudgetsApart(t *testing.T) {
 // expiry given on that clock (and only as iamToken.expiresAt) is judged on it.
 func TestPlatformClock(t *testing.T) {
 	t.Parallel()
-	f := newFakePlatform(t)
+	f := newProxiedPlatform(t, emulator.Options{})
 	const behind = 3 * time.Hour
-	f.handle("GET /auth/tokens/current", func(w http.ResponseWriter, _ *http.Request) {
+	f.handle(routeTokenInfo, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Date", time.Now().Add(-behind).UTC().Format(http.TimeFormat))
-		base := f.srv.URL
+		base := f.proxy.URL
 		writeJSON(w, 200, map[string]any{
 			"iamToken": map[string]any{"expiresAt": time.Now().Add(-behind + 10*time.Minute).Format("2006-01-02T15:04:05-07:00")},
 			"_links": map[string]any{
@@ -319,12 +326,12 @@ func TestPlatformClock(t *testing.T) {
 				"auth-token:removal": map[string]any{"href": base + "/auth/tokens/current"},
 			}})
 	})
-	f.handle("POST /auth/tokens/current/extension", func(w http.ResponseWriter, _ *http.Request) {
+	f.handle(routeTokenExtend, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Date", time.Now().Add(-behind).UTC().Format(http.TimeFormat))
 		writeJSON(w, 200, map[string]any{"iamToken": map[string]any{
 			"expiresAt": time.Now().Add(-behind + 10*time.Minute).UTC().Format(time.RFC3339)}})
 	})
-	f.handle("GET "+fakeScores+"/s1", func(w http.ResponseWriter, _ *http.Request) {
+	f.handle("GET "+routeScores+"/s1", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Date", time.Now().Add(-behind).UTC().Format(http.TimeFormat))
 		writeJSON(w, 200, map[string]any{"score": scoreJSON("s1", "https://x/s", "", "idle")})
 	})
@@ -356,11 +363,11 @@ func TestPublishRecoveryAdoptsOnlyWhatThisRunCreated(t *testing.T) {
 
 	t.Run("alias held by an older score of the same address", func(t *testing.T) {
 		t.Parallel()
-		f := newFakePlatform(t)
-		f.handle("POST "+fakeScores, func(w http.ResponseWriter, _ *http.Request) {
+		f := newProxiedPlatform(t, emulator.Options{})
+		f.handle("POST "+routeScores, func(w http.ResponseWriter, _ *http.Request) {
 			writeProblem(w, http.StatusBadGateway, "", "bad gateway")
 		})
-		f.handle("GET "+fakeScores+"/shared", func(w http.ResponseWriter, _ *http.Request) {
+		f.handle("GET "+routeScores+"/shared", func(w http.ResponseWriter, _ *http.Request) {
 			s := scoreJSON("theirs", "https://cdn/a.sib", "shared", "idle")
 			s["createdAt"] = time.Now().Add(-5 * time.Second).UTC().Format(time.RFC3339Nano)
 			writeJSON(w, 200, map[string]any{"score": s})
@@ -374,9 +381,9 @@ func TestPublishRecoveryAdoptsOnlyWhatThisRunCreated(t *testing.T) {
 
 	t.Run("several new scores of the address", func(t *testing.T) {
 		t.Parallel()
-		f := newFakePlatform(t)
-		f.handle("POST "+fakeScores, func(w http.ResponseWriter, _ *http.Request) { dropConnection(w) })
-		f.handle("GET "+fakeScores, func(w http.ResponseWriter, r *http.Request) {
+		f := newProxiedPlatform(t, emulator.Options{})
+		f.handle("POST "+routeScores, func(w http.ResponseWriter, _ *http.Request) { dropConnection(w) })
+		f.handle("GET "+routeScores, func(w http.ResponseWriter, r *http.Request) {
 			var body map[string]any
 			_ = json.NewDecoder(r.Body).Decode(&body)
 			if body["offset"] != nil {
@@ -393,7 +400,7 @@ func TestPublishRecoveryAdoptsOnlyWhatThisRunCreated(t *testing.T) {
 		if !errors.As(err, &ambiguous) || strings.Join(ambiguous.IDs, ",") != "new-1,new-2" || !strings.Contains(err.Error(), "new-1, new-2") {
 			t.Fatalf("got %v", err)
 		}
-		if n := f.count("POST " + fakeScores); n != 1 {
+		if n := f.count("POST " + routeScores); n != 1 {
 			t.Errorf("%d publishes, want 1", n)
 		}
 	})

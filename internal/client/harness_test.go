@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"io"
 	"net/http"
 	"regexp"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
 const (
@@ -162,4 +164,107 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	return resp, nil
+}
+
+// proxiedPlatform is an emulator behind a fault proxy, for the tests that control the
+// wire precisely (odd bodies, timings, a route's answer that depends on earlier
+// ones): the emulator serves the contract (logins, tokens, discovery, scores) and a
+// test answers the routes it names itself (handle), in the platform's place. It
+// replaces the hand-written fake platform that predated the emulator.
+type proxiedPlatform struct {
+	*emulatortest.Server
+	proxy *faultproxy.Proxy
+}
+
+func newProxiedPlatform(t *testing.T, opts emulator.Options) *proxiedPlatform {
+	t.Helper()
+	s := emulatortest.Start(t, opts)
+	p := faultproxy.Start(s.URL)
+	t.Cleanup(p.Close)
+	return &proxiedPlatform{Server: s, proxy: p}
+}
+
+// config is the default accounts' configuration through the proxy, with short
+// retry waits.
+func (p *proxiedPlatform) config() Config {
+	cfg := emulatorConfig(p.Server)
+	cfg.AdminURL, cfg.PlatformURL = p.Emulator.AdminURL(p.proxy.URL), p.Emulator.PlatformURL(p.proxy.URL)
+	cfg.RetryWaitMin, cfg.RetryWaitMax = time.Millisecond, 5*time.Millisecond
+	return cfg
+}
+
+// handle answers route ("METHOD escaped-path") with h from now on.
+func (p *proxiedPlatform) handle(route string, h http.HandlerFunc) {
+	method, path, _ := strings.Cut(route, " ")
+	p.proxy.Add(faultproxy.Fault{Method: method, Path: "^" + regexp.QuoteMeta(path) + "$", Handle: h})
+}
+
+// count is the number of requests to route ("METHOD escaped-path") the proxy saw.
+func (p *proxiedPlatform) count(route string) int {
+	method, path, _ := strings.Cut(route, " ")
+	return p.proxy.Count(method, "^"+regexp.QuoteMeta(path)+"$")
+}
+
+// total is the number of requests the proxy saw.
+func (p *proxiedPlatform) total() int { return len(p.proxy.Requests()) }
+
+// The emulator's token flow, as the client finds it.
+const (
+	routeGrant       = "POST /auth/oauth2/ropc/default"
+	routeTokenInfo   = "GET /auth/tokens/current"
+	routeTokenExtend = "POST /auth/tokens/current/extension"
+	routeTokenRemove = "DELETE /auth/tokens/current"
+	routeAdminLogin  = "POST " + emulator.AdminPath + "/login"
+	routeAdminLogout = "GET " + emulator.AdminPath + "/logout"
+)
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeProblem(w http.ResponseWriter, status int, code, msg string) {
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"code": code, "message": msg, "status": status, "params": map[string]any{}})
+}
+
+// scoreJSON returns a score object as the platform writes it.
+func scoreJSON(id, scoreURL, alias, status string) map[string]any {
+	s := map[string]any{
+		"id": id, "scoreUrl": scoreURL, "status": status,
+		"publisher": map[string]any{"identity": map[string]any{"user": emulatortest.Username}},
+		"options":   map[string]any{"transpose": false},
+		"createdAt": "2026-11-21T10:15:00.000Z", "updatedAt": "2026-11-21T10:15:00.000Z",
+		"renderings": []any{},
+	}
+	if alias != "" {
+		s["publisher"] = map[string]any{"scoreId": alias, "identity": map[string]any{"user": emulatortest.Username}}
+	}
+	return s
+}
+
+// freshScoreJSON is scoreJSON of https://cdn/a.sib created now, on this machine's
+// clock (the emulator's).
+func freshScoreJSON(id, alias, status string) map[string]any {
+	s := scoreJSON(id, "https://cdn/a.sib", alias, status)
+	s["createdAt"] = time.Now().UTC().Format(time.RFC3339Nano)
+	return s
+}
+
+// publishDirect publishes a score under alias on p's emulator, past the proxy (its
+// requests are not counted), with a client of its own, closed at once.
+func publishDirect(t *testing.T, p *proxiedPlatform, alias string) *Score {
+	t.Helper()
+	c, err := New(emulatorConfig(p.Server))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Close(context.Background()) }()
+	s, err := c.PublishScore(context.Background(), PublishScoreInput{ScoreURL: "https://x/s", Alias: alias})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

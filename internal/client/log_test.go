@@ -12,12 +12,15 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
 )
 
 func TestLogsCarryNoSecrets(t *testing.T) {
 	t.Parallel()
-	f := newFakePlatform(t)
-	f.handle("POST "+fakeScores+"/s1/view", func(w http.ResponseWriter, r *http.Request) {
+	f := newProxiedPlatform(t, emulator.Options{})
+	f.handle("POST "+routeScores+"/s1/view", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, map[string]any{"view": map[string]any{
 			"id": "v1", "scoreId": "s1", "viewerUrl": "https://host/viewer/SECRET-VIEW-123",
 			"createdAt": "2026-11-21T10:15:00.000Z", "expiresAt": "2026-11-21T12:15:00.000Z",
@@ -49,11 +52,11 @@ func TestLogsCarryNoSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	logs := buf.String()
-	if !strings.Contains(logs, `"path":"/auth/ropc"`) || !strings.Contains(logs, `"status":200`) || !strings.Contains(logs, `"@module":"provider.mediaplatform_client"`) {
+	if !strings.Contains(logs, `"path":"/auth/oauth2/ropc/default"`) || !strings.Contains(logs, `"status":200`) || !strings.Contains(logs, `"@module":"provider.mediaplatform_client"`) {
 		t.Fatalf("expected request logs, got:\n%s", logs)
 	}
-	basic := base64.StdEncoding.EncodeToString([]byte(fakeClientID + ":" + fakeClientSecret))
-	for _, secret := range []string{fakePassword, fakeClientSecret, fakeAdminPass, basic, session, shared, tok.Token, "SECRET-VIEW-123", "serviceAccessToken"} {
+	basic := base64.StdEncoding.EncodeToString([]byte(emulatortest.ClientID + ":" + emulatortest.ClientSecret))
+	for _, secret := range []string{emulatortest.Password, emulatortest.ClientSecret, emulatortest.AdminPassword, basic, session, shared, tok.Token, "SECRET-VIEW-123", "serviceAccessToken"} {
 		if secret != "" && strings.Contains(logs, secret) {
 			t.Errorf("logs contain secret %q", secret)
 		}

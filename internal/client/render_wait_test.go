@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 )
 
 // stepClock is the rendering wait's clock in tests: the wait's loop asks for a timer
@@ -49,7 +51,7 @@ func (c *stepClock) after(d time.Duration) <-chan time.Time {
 // renderPlatform is a platform whose scores render in one second of the step clock
 // (pending for half of it), and a client of it whose rendering wait runs on the clock.
 type renderPlatform struct {
-	f   *fakePlatform
+	f   *proxiedPlatform
 	clk *stepClock
 	c   *Client
 
@@ -66,14 +68,14 @@ type renderPlatform struct {
 }
 
 func newRenderPlatform(t *testing.T) *renderPlatform {
-	p := &renderPlatform{f: newFakePlatform(t), clk: newStepClock(), created: map[string]time.Time{},
+	p := &renderPlatform{f: newProxiedPlatform(t, emulator.Options{}), clk: newStepClock(), created: map[string]time.Time{},
 		fails: map[string]bool{}, hidden: map[string]bool{}, stuck: map[string]bool{}, stepped: map[string]time.Duration{}}
-	p.f.handle("POST "+fakeScores+"/count", func(w http.ResponseWriter, _ *http.Request) {
+	p.f.handle("POST "+routeScores+"/count", func(w http.ResponseWriter, _ *http.Request) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		writeJSON(w, 200, map[string]any{"count": len(p.scores)})
 	})
-	p.f.handle("GET "+fakeScores, func(w http.ResponseWriter, r *http.Request) {
+	p.f.handle("GET "+routeScores, func(w http.ResponseWriter, r *http.Request) {
 		offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
 		p.mu.Lock()
 		defer p.mu.Unlock()
@@ -107,7 +109,7 @@ func (p *renderPlatform) publish(n int) []string {
 		p.created[id] = p.clk.now()
 		p.stepped[id] = p.shift
 		ids = append(ids, id)
-		p.f.handle("GET "+fakeScores+"/"+id, func(w http.ResponseWriter, _ *http.Request) {
+		p.f.handle("GET "+routeScores+"/"+id, func(w http.ResponseWriter, _ *http.Request) {
 			p.mu.Lock()
 			defer p.mu.Unlock()
 			writeJSON(w, 200, map[string]any{"score": p.scoreLocked(id)})
@@ -194,18 +196,20 @@ func (p *renderPlatform) waitAll(t *testing.T, ids []string) map[string]*Score {
 
 // requests counts the score requests since the last call, by kind.
 func (p *renderPlatform) requests(since map[string]int) (gets, lists, counts int, now map[string]int) {
-	p.f.mu.Lock()
-	defer p.f.mu.Unlock()
+	seen := map[string]int{}
+	for _, r := range p.f.proxy.Requests() {
+		seen[r.Method+" "+r.Path]++
+	}
 	now = map[string]int{}
-	for route, n := range p.f.counts {
+	for route, n := range seen {
 		now[route] = n
 		d := n - since[route]
 		switch {
-		case route == "GET "+fakeScores:
+		case route == "GET "+routeScores:
 			lists += d
-		case route == "POST "+fakeScores+"/count":
+		case route == "POST "+routeScores+"/count":
 			counts += d
-		case len(route) > len("GET "+fakeScores+"/") && route[:len("GET "+fakeScores+"/")] == "GET "+fakeScores+"/":
+		case len(route) > len("GET "+routeScores+"/") && route[:len("GET "+routeScores+"/")] == "GET "+routeScores+"/":
 			gets += d
 		}
 	}

@@ -99,11 +99,11 @@ func TestLongRetryAfterFailsAtOnce(t *testing.T) {
 // without reading (or holding) the whole answer.
 func TestAnswerSizeIsBounded(t *testing.T) {
 	t.Parallel()
-	f := newFakePlatform(t)
+	f := newProxiedPlatform(t, emulator.Options{})
 	chunk := []byte(`{"score": {"id": "` + strings.Repeat("x", 1<<20) + `"}}`)[:1<<20]
 	var sent int
 	var mu sync.Mutex
-	f.handle("GET "+fakeScores+"/big", func(w http.ResponseWriter, _ *http.Request) {
+	f.handle("GET "+routeScores+"/big", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		for range 100 {
 			if _, err := w.Write(chunk); err != nil {
@@ -123,7 +123,7 @@ func TestAnswerSizeIsBounded(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "answer larger than 8 MiB") {
 		t.Fatalf("want an error naming the size bound, got %v", err)
 	}
-	if n := f.count("GET " + fakeScores + "/big"); n != 1 {
+	if n := f.count("GET " + routeScores + "/big"); n != 1 {
 		t.Errorf("%d attempts, want 1: an oversized answer is not asked for again", n)
 	}
 	if grown := after.TotalAlloc - before.TotalAlloc; grown > 64<<20 {

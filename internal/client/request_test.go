@@ -10,14 +10,16 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 )
 
 func TestWireDetails(t *testing.T) {
 	t.Parallel()
-	f := newFakePlatform(t)
+	f := newProxiedPlatform(t, emulator.Options{})
 	var got *http.Request
 	var rawURI string
-	f.handle("GET "+fakeScores, func(w http.ResponseWriter, r *http.Request) {
+	f.handle("GET "+routeScores, func(w http.ResponseWriter, r *http.Request) {
 		got, rawURI = r, r.RequestURI
 		writeJSON(w, 200, map[string]any{"scores": []any{}})
 	})
@@ -37,7 +39,7 @@ func TestWireDetails(t *testing.T) {
 	if ua := got.Header.Get("User-Agent"); ua != "terraform-provider-mediaplatform/1.2.3" {
 		t.Errorf("User-Agent %q", ua)
 	}
-	if a := got.Header.Get("Authorization"); !strings.HasPrefix(a, "Bearer tok-") {
+	if a := got.Header.Get("Authorization"); !strings.HasPrefix(a, "Bearer at-") {
 		t.Errorf("Authorization %q", a)
 	}
 	if acc := got.Header.Get("Accept"); !strings.Contains(acc, "application/problem+json") || !strings.Contains(acc, "application/hal+json") {
@@ -45,9 +47,8 @@ func TestWireDetails(t *testing.T) {
 	}
 	// The password grant carried the right headers.
 	grants := 0
-	f.mu.Lock()
-	for _, r := range f.requests {
-		if r.URL.Path != "/auth/ropc" {
+	for _, r := range f.proxy.Requests() {
+		if r.Path != "/auth/oauth2/ropc/default" {
 			continue
 		}
 		grants++
@@ -55,7 +56,6 @@ func TestWireDetails(t *testing.T) {
 			t.Errorf("grant headers %v", r.Header)
 		}
 	}
-	f.mu.Unlock()
 	if grants != 1 {
 		t.Errorf("%d grants recorded", grants)
 	}
@@ -67,9 +67,9 @@ func TestWireDetails(t *testing.T) {
 func TestRetryAfterIsHonoured(t *testing.T) {
 	t.Parallel()
 	for _, status := range []int{http.StatusTooManyRequests, http.StatusServiceUnavailable} {
-		f := newFakePlatform(t)
+		f := newProxiedPlatform(t, emulator.Options{})
 		var n atomic.Int32
-		f.handle("GET "+fakeScores+"/s1", func(w http.ResponseWriter, r *http.Request) {
+		f.handle("GET "+routeScores+"/s1", func(w http.ResponseWriter, r *http.Request) {
 			if n.Add(1) == 1 {
 				w.Header().Set("Retry-After", "1")
 				writeProblem(w, status, "publishing/TOO_MANY_REQUESTS", "slow down")
@@ -97,8 +97,8 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 
 func TestRetriesExhausted(t *testing.T) {
 	t.Parallel()
-	f := newFakePlatform(t)
-	f.handle("GET "+fakeScores+"/s1", func(w http.ResponseWriter, r *http.Request) {
+	f := newProxiedPlatform(t, emulator.Options{})
+	f.handle("GET "+routeScores+"/s1", func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, 503, "publishing/SERVICE_UNAVAILABLE", "down")
 	})
 	cfg := f.config()
@@ -109,23 +109,23 @@ func TestRetriesExhausted(t *testing.T) {
 	if !errors.As(err, &apiErr) || apiErr.Status != 503 || apiErr.Code != "publishing/SERVICE_UNAVAILABLE" {
 		t.Fatalf("got %v", err)
 	}
-	if n := f.count("GET " + fakeScores + "/s1"); n != 3 {
+	if n := f.count("GET " + routeScores + "/s1"); n != 3 {
 		t.Errorf("attempts %d, want 3", n)
 	}
 }
 
 func TestGatewayErrorsRetriedOnlyWhenSafe(t *testing.T) {
 	t.Parallel()
-	f := newFakePlatform(t)
+	f := newProxiedPlatform(t, emulator.Options{})
 	var gets atomic.Int32
-	f.handle("GET "+fakeScores+"/s1", func(w http.ResponseWriter, r *http.Request) {
+	f.handle("GET "+routeScores+"/s1", func(w http.ResponseWriter, r *http.Request) {
 		if gets.Add(1) == 1 {
 			writeProblem(w, 502, "", "bad gateway")
 			return
 		}
 		writeJSON(w, 200, map[string]any{"score": scoreJSON("s1", "https://x/s", "", "idle")})
 	})
-	f.handle("POST "+fakeScores, func(w http.ResponseWriter, r *http.Request) {
+	f.handle("POST "+routeScores, func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, 504, "", "gateway timeout")
 	})
 	c := newTestClient(t, f.config())
@@ -140,7 +140,7 @@ func TestGatewayErrorsRetriedOnlyWhenSafe(t *testing.T) {
 	if !IsUnknownOutcome(err) || statusOf(err) != 504 || !strings.Contains(err.Error(), "may have been created") {
 		t.Fatalf("publish after 504: %v", err)
 	}
-	if n := f.count("POST " + fakeScores); n != 1 {
+	if n := f.count("POST " + routeScores); n != 1 {
 		t.Errorf("POST attempts %d, want 1", n)
 	}
 }
@@ -158,9 +158,9 @@ func dropConnection(w http.ResponseWriter) {
 
 func TestIdempotentCallRetriedAfterDroppedConnection(t *testing.T) {
 	t.Parallel()
-	f := newFakePlatform(t)
+	f := newProxiedPlatform(t, emulator.Options{})
 	var n atomic.Int32
-	f.handle("DELETE "+fakeScores+"/s1", func(w http.ResponseWriter, r *http.Request) {
+	f.handle("DELETE "+routeScores+"/s1", func(w http.ResponseWriter, r *http.Request) {
 		if n.Add(1) == 1 {
 			dropConnection(w)
 			return

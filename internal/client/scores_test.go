@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 )
 
 func TestPublishWithUnknownOutcome(t *testing.T) {
@@ -23,8 +25,8 @@ func TestPublishWithUnknownOutcome(t *testing.T) {
 	// scoreUrl; when none was created, the publish is sent again, max_retries times.
 	t.Run("no alias, nothing created", func(t *testing.T) {
 		t.Parallel()
-		f := newFakePlatform(t)
-		f.handle("POST "+fakeScores, func(w http.ResponseWriter, r *http.Request) { dropConnection(w) })
+		f := newProxiedPlatform(t, emulator.Options{})
+		f.handle("POST "+routeScores, func(w http.ResponseWriter, r *http.Request) { dropConnection(w) })
 		cfg := f.config()
 		cfg.MaxRetries = 2
 		c := newTestClient(t, cfg)
@@ -33,23 +35,23 @@ func TestPublishWithUnknownOutcome(t *testing.T) {
 		if !errors.As(err, &u) || !strings.Contains(err.Error(), "score may have been created") {
 			t.Fatalf("got %v", err)
 		}
-		if p, l := f.count("POST "+fakeScores), f.count("GET "+fakeScores); p != 3 || l != 3 {
+		if p, l := f.count("POST "+routeScores), f.count("GET "+routeScores); p != 3 || l != 3 {
 			t.Errorf("POST %d, list %d, want 3 and 3", p, l)
 		}
 	})
 
 	t.Run("alias created then dropped", func(t *testing.T) {
 		t.Parallel()
-		f := newFakePlatform(t)
+		f := newProxiedPlatform(t, emulator.Options{})
 		var created atomic.Bool
-		f.handle("POST "+fakeScores, func(w http.ResponseWriter, r *http.Request) {
+		f.handle("POST "+routeScores, func(w http.ResponseWriter, r *http.Request) {
 			if created.Swap(true) {
 				writeProblem(w, 409, "publishing/CONFLICT", "alias taken")
 				return
 			}
 			dropConnection(w)
 		})
-		f.handle("GET "+fakeScores+"/my-alias", func(w http.ResponseWriter, r *http.Request) {
+		f.handle("GET "+routeScores+"/my-alias", func(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, 200, map[string]any{"score": freshScoreJSON("id-1", "my-alias", "pending")})
 		})
 		c := newTestClient(t, f.config())
@@ -57,16 +59,16 @@ func TestPublishWithUnknownOutcome(t *testing.T) {
 		if err != nil || s.ID != "id-1" || s.Alias != "my-alias" {
 			t.Fatalf("got %+v, %v", s, err)
 		}
-		if p, g := f.count("POST "+fakeScores), f.count("GET "+fakeScores+"/my-alias"); p != 1 || g != 1 {
+		if p, g := f.count("POST "+routeScores), f.count("GET "+routeScores+"/my-alias"); p != 1 || g != 1 {
 			t.Errorf("POST %d GET %d, want 1 and 1", p, g)
 		}
 	})
 
 	t.Run("alias lost then published", func(t *testing.T) {
 		t.Parallel()
-		f := newFakePlatform(t)
+		f := newProxiedPlatform(t, emulator.Options{})
 		var posts atomic.Int32
-		f.handle("POST "+fakeScores, func(w http.ResponseWriter, r *http.Request) {
+		f.handle("POST "+routeScores, func(w http.ResponseWriter, r *http.Request) {
 			if posts.Add(1) == 1 {
 				dropConnection(w)
 				return
@@ -78,16 +80,16 @@ func TestPublishWithUnknownOutcome(t *testing.T) {
 		if err != nil || s.ID != "id-2" {
 			t.Fatalf("got %+v, %v", s, err)
 		}
-		if p, g := f.count("POST "+fakeScores), f.count("GET "+fakeScores+"/b"); p != 2 || g != 1 {
+		if p, g := f.count("POST "+routeScores), f.count("GET "+routeScores+"/b"); p != 2 || g != 1 {
 			t.Errorf("POST %d GET %d, want 2 and 1", p, g)
 		}
 	})
 
 	t.Run("alias held by another score", func(t *testing.T) {
 		t.Parallel()
-		f := newFakePlatform(t)
-		f.handle("POST "+fakeScores, func(w http.ResponseWriter, r *http.Request) { dropConnection(w) })
-		f.handle("GET "+fakeScores+"/c", func(w http.ResponseWriter, r *http.Request) {
+		f := newProxiedPlatform(t, emulator.Options{})
+		f.handle("POST "+routeScores, func(w http.ResponseWriter, r *http.Request) { dropConnection(w) })
+		f.handle("GET "+routeScores+"/c", func(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, 200, map[string]any{"score": scoreJSON("id-3", "https://cdn/OTHER.sib", "c", "idle")})
 		})
 		c := newTestClient(t, f.config())
@@ -99,44 +101,44 @@ func TestPublishWithUnknownOutcome(t *testing.T) {
 
 	t.Run("clean conflict is not success", func(t *testing.T) {
 		t.Parallel()
-		f := newFakePlatform(t)
-		f.handle("POST "+fakeScores, func(w http.ResponseWriter, r *http.Request) {
+		f := newProxiedPlatform(t, emulator.Options{})
+		f.handle("POST "+routeScores, func(w http.ResponseWriter, r *http.Request) {
 			writeProblem(w, 409, "publishing/CONFLICT", "alias taken")
 		})
 		c := newTestClient(t, f.config())
 		_, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: "https://cdn/a.sib", Alias: "d"})
-		if !IsConflict(err) || f.count("GET "+fakeScores+"/d") != 0 {
+		if !IsConflict(err) || f.count("GET "+routeScores+"/d") != 0 {
 			t.Fatalf("got %v", err)
 		}
 	})
 
 	t.Run("attempt timeout with alias", func(t *testing.T) {
 		t.Parallel()
-		f := newFakePlatform(t)
-		f.handle("POST "+fakeScores, func(w http.ResponseWriter, r *http.Request) {
+		f := newProxiedPlatform(t, emulator.Options{})
+		f.handle("POST "+routeScores, func(w http.ResponseWriter, r *http.Request) {
 			time.Sleep(400 * time.Millisecond) // longer than RequestTimeout
 			writeJSON(w, 200, map[string]any{"score": scoreJSON("id-4", "https://cdn/a.sib", "e", "pending")})
 		})
-		f.handle("GET "+fakeScores+"/e", func(w http.ResponseWriter, r *http.Request) {
+		f.handle("GET "+routeScores+"/e", func(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, 200, map[string]any{"score": freshScoreJSON("id-4", "e", "pending")})
 		})
 		cfg := f.config()
 		cfg.RequestTimeout = 150 * time.Millisecond
 		c := newTestClient(t, cfg)
 		s, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: "https://cdn/a.sib", Alias: "e"})
-		if err != nil || s.ID != "id-4" || f.count("POST "+fakeScores) != 1 {
-			t.Fatalf("got %+v, %v after %d POSTs", s, err, f.count("POST "+fakeScores))
+		if err != nil || s.ID != "id-4" || f.count("POST "+routeScores) != 1 {
+			t.Fatalf("got %+v, %v after %d POSTs", s, err, f.count("POST "+routeScores))
 		}
 	})
 }
 
 func TestAllScoresPaging(t *testing.T) {
 	t.Parallel()
-	f := newFakePlatform(t)
+	f := newProxiedPlatform(t, emulator.Options{})
 	const total = 250
 	var mu sync.Mutex
 	var limits []string
-	f.handle("GET "+fakeScores, func(w http.ResponseWriter, r *http.Request) {
+	f.handle("GET "+routeScores, func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		off, _ := strconv.Atoi(q.Get("offset"))
 		lim, _ := strconv.Atoi(q.Get("limit"))
@@ -155,14 +157,14 @@ func TestAllScoresPaging(t *testing.T) {
 	if err != nil || len(all) != total || all[249].ID != "id-249" {
 		t.Fatalf("got %d scores, %v", len(all), err)
 	}
-	if n := f.count("GET " + fakeScores); n != 3 {
+	if n := f.count("GET " + routeScores); n != 3 {
 		t.Errorf("list requests %d, want 3 (%v)", n, limits)
 	}
 	some, err := c.ListAllScores(ctx, ScoreCriteria{}, 10, 120)
 	if err != nil || len(some) != 120 || some[0].ID != "id-010" {
 		t.Fatalf("got %d scores, %v", len(some), err)
 	}
-	if n := f.count("GET " + fakeScores); n != 5 {
+	if n := f.count("GET " + routeScores); n != 5 {
 		t.Errorf("list requests %d, want 5 (%v)", n, limits)
 	}
 	// Stopping early makes no further request.
@@ -172,16 +174,16 @@ func TestAllScoresPaging(t *testing.T) {
 		}
 		break
 	}
-	if n := f.count("GET " + fakeScores); n != 6 {
+	if n := f.count("GET " + routeScores); n != 6 {
 		t.Errorf("list requests %d, want 6", n)
 	}
 }
 
 func TestWaitForRendering(t *testing.T) {
 	t.Parallel()
-	f := newFakePlatform(t)
+	f := newProxiedPlatform(t, emulator.Options{})
 	var n atomic.Int32
-	f.handle("GET "+fakeScores+"/s1", func(w http.ResponseWriter, r *http.Request) {
+	f.handle("GET "+routeScores+"/s1", func(w http.ResponseWriter, r *http.Request) {
 		status := []string{"pending", "rendering", "idle"}[min(int(n.Add(1))-1, 2)]
 		writeJSON(w, 200, map[string]any{"score": scoreJSON("s1", "https://x/s", "", status)})
 	})
@@ -190,7 +192,7 @@ func TestWaitForRendering(t *testing.T) {
 	if err != nil || s.Status != ScoreStatusIdle || n.Load() != 3 {
 		t.Fatalf("got %+v %v after %d polls", s, err, n.Load())
 	}
-	f.handle("GET "+fakeScores+"/s2", func(w http.ResponseWriter, r *http.Request) {
+	f.handle("GET "+routeScores+"/s2", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, map[string]any{"score": scoreJSON("s2", "https://x/s", "", "pending")})
 	})
 	// Generous: the first read must come back before the deadline on a loaded machine.

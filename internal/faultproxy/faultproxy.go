@@ -37,6 +37,8 @@ import (
 //   - Latency: waits before forwarding.
 //   - Respond: answers in the platform's place; the request is not forwarded and
 //     so has no effect. Nothing below applies.
+//   - Handle: answers in the platform's place with a handler of the test's own (an
+//     answer that depends on the request or on earlier ones), like Respond.
 //   - Query: rewrites the query before forwarding (e.g. caps a list page), and the
 //     top-level string and number members of a JSON object body the same way, so
 //     that a parameter is rewritten wherever it travels.
@@ -56,6 +58,7 @@ type Fault struct {
 
 	Latency time.Duration
 	Respond *Answer
+	Handle  http.HandlerFunc
 	Query   func(url.Values)
 
 	Hold   <-chan struct{}
@@ -216,6 +219,10 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if f.Latency > 0 && !wait(r, time.After(f.Latency)) {
+		return
+	}
+	if f.Handle != nil {
+		f.Handle(w, r)
 		return
 	}
 	if a := f.Respond; a != nil {
