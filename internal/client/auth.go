@@ -362,8 +362,8 @@ func (c *Client) RemoveAccessToken(ctx context.Context, tok *AccessToken) error 
 	return c.removeToken(ctx, tok, false)
 }
 
-// removeToken removes tok; exiting, as the client's last request (Close), outside the
-// pace of its other calls (exitCall).
+// removeToken removes tok; exiting, as one of the client's last requests (Close),
+// outside the pace of its other calls (request.exit).
 func (c *Client) removeToken(ctx context.Context, tok *AccessToken, exiting bool) error {
 	if tok == nil || tok.Token == "" {
 		return nil
@@ -377,41 +377,17 @@ func (c *Client) removeToken(ctx context.Context, tok *AccessToken, exiting bool
 	case err != nil:
 		return fmt.Errorf("removing platform token: %w", err)
 	}
-	if exiting {
-		removal := links.removal
-		status, err := c.exitCall(maskCredential(ctx, tok.Token), http.MethodDelete, removal,
-			http.Header{"Authorization": {"Bearer " + tok.Token}})
-		if err == nil && (status == http.StatusNotFound || status == http.StatusGone) {
-			// The removal link may have moved with the token service (followMoved): a 404
-			// counts as removed only where the token's links still lead.
-			fresh, ferr := c.freshTokenLinks(ctx, tok)
-			switch {
-			case IsUnauthorized(ferr):
-				status = http.StatusUnauthorized // the token is already invalid
-			case ferr == nil && fresh.removal != removal:
-				removal = fresh.removal
-				status, err = c.exitCall(maskCredential(ctx, tok.Token), http.MethodDelete, removal,
-					http.Header{"Authorization": {"Bearer " + tok.Token}})
-			}
-		}
-		switch {
-		case err != nil:
-			return fmt.Errorf("removing platform token: %w", err)
-		case status/100 != 2 && status != http.StatusSeeOther && status != http.StatusUnauthorized && status != http.StatusNotFound:
-			return fmt.Errorf("removing platform token: DELETE %s answered HTTP %d", pathOf(mustParse(removal)), status)
-		}
-	} else {
-		_, err = c.viaTokenLinks(ctx, tok, links, http.MethodDelete, "auth-token:removal", func(l *tokenLinks) string { return l.removal },
-			func(href string) (*response, error) {
-				return c.do(ctx, &request{method: http.MethodDelete, url: href, auth: authBearer, cred: tok.Token}, nil)
-			})
-		var moved *TokenServiceMovedError
-		if errors.As(err, &moved) && moved.Again == "" && moved.Status == http.StatusNotFound {
-			err = nil // the token's links still lead there: the token is gone
-		}
-		if err != nil && !IsUnauthorized(err) && !IsNotFound(err) {
-			return fmt.Errorf("removing platform token: %w", err)
-		}
+	_, err = c.viaTokenLinks(ctx, tok, links, http.MethodDelete, "auth-token:removal", func(l *tokenLinks) string { return l.removal },
+		func(href string) (*response, error) {
+			return c.do(ctx, &request{method: http.MethodDelete, url: href, auth: authBearer, cred: tok.Token,
+				exit: exiting, textAnswer: exiting}, nil)
+		})
+	var moved *TokenServiceMovedError
+	if errors.As(err, &moved) && moved.Again == "" && moved.Status == http.StatusNotFound {
+		err = nil // the token's links still lead there: the token is gone
+	}
+	if err != nil && !IsUnauthorized(err) && !IsNotFound(err) {
+		return fmt.Errorf("removing platform token: %w", err)
 	}
 	c.forgetGranted(tok.Token)
 	logDebug(ctx, "platform token removed", nil)

@@ -225,8 +225,8 @@ func New(cfg Config) (*Client, error) {
 		RetryWaitMin: cfg.RetryWaitMin,
 		RetryWaitMax: cfg.RetryWaitMax,
 		// checkRetry decides, by count or by time; this only stops a runaway loop.
-		RetryMax:       maxAttempts,
-		CheckRetry:     c.checkRetry,
+		RetryMax:   maxAttempts,
+		CheckRetry: c.checkRetry,
 		// The wait between attempts (backoff, Retry-After) is taken on the client's
 		// clock in waitBeforeRetry, not on the library's timer.
 		Backoff:        noBackoff,

@@ -4,20 +4,20 @@ package client
 //
 // Terraform ends a provider with a graceful shutdown and kills it about 2 s later, so
 // they have one short window, and on a platform whose rate limit other jobs keep full
-// they meet 429s. Through the request pipeline they would first wait for the pace the
-// client learned from its own 429s (which spaces a client's many calls and means nothing
-// for its last two), and after a 429 for Retry-After plus a random spread of up to as
-// much again: one refusal used up the window, and the token stayed live until it
-// expired. exitCall sends them outside the pace, repeats a 429 or 503 exactly when
-// Retry-After says (sooner would only be refused again; without one, after a second, as
-// the pipeline assumes), a failed connection at once, and gives up only when the window
-// cannot hold the next attempt.
+// they meet 429s. Paced like the client's other calls they would first wait for the
+// pace the client learned from its own 429s (which spaces a client's many calls and
+// means nothing for its last two), and after a 429 for Retry-After plus a random spread
+// of up to as much again: one refusal used up the window, and the token stayed live
+// until it expired. So they go through the pipeline marked request.exit: outside the
+// pace, a 429 or 503 repeated exactly when Retry-After says (sooner would only be
+// refused again; without one, after a second, as the pipeline assumes), a failed
+// connection at once, giving up only when the window cannot hold the next attempt
+// (checkExitRetry).
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"sync"
@@ -27,56 +27,48 @@ import (
 // exitRetryWait is the wait before repeating an exit request whose connection failed.
 const exitRetryWait = 50 * time.Millisecond
 
-// exitCall sends one exit request with the credential header set, until the platform
-// answers with something else than 429 or 503 or ctx's window cannot hold another
-// attempt. It returns the status of the last answer, which must be the platform's: a
-// page from anything in between (a gateway's, a captive portal's) proves no logout or
-// removal, whatever its status, and is an error.
-func (c *Client) exitCall(ctx context.Context, method, address string, credential http.Header) (int, error) {
-	u, err := url.Parse(address)
-	if err != nil {
-		return 0, fmt.Errorf("invalid address %q: %w", redactURL(address), err)
+// checkExitRetry is checkRetry for an exit request (request.exit): a 429 or 503 is
+// repeated after the wait Retry-After asks for (unannouncedWait without one), a
+// transient connection failure after exitRetryWait, as long as ctx's deadline can hold
+// the wait. A 429 or 503 left unrepeated ends the call in an *exitRefusal.
+func (c *Client) checkExitRetry(ctx context.Context, info *attemptInfo, resp *http.Response, err error) (bool, error) {
+	wait, refused := exitRetryWait, false
+	switch {
+	case err != nil && !transient(err):
+		return false, err
+	case err == nil && resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable:
+		return false, nil
+	case err == nil:
+		wait = unannouncedWait
+		if asked, ok := retryAfter(resp.Header); ok {
+			wait = asked
+		}
+		err, refused = &exitRefusal{status: resp.StatusCode, attempts: info.attempt, over: c.local.Now().Sub(info.start)}, true
 	}
-	ctx, platform := c.forPlatform(ctx, u)
-	start := c.local.Now()
-	for attempts := 1; ; attempts++ {
-		req, err := http.NewRequestWithContext(ctx, method, u.String(), nil)
-		if err != nil {
-			return 0, err
-		}
-		c.setBaseHeaders(req.Header, platform, "")
-		for name, values := range credential {
-			req.Header[name] = values
-		}
-		wait := exitRetryWait
-		resp, err := c.http.HTTPClient.Do(req)
-		if err == nil {
-			body, _ := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes))
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable {
-				// Plain text passes: a platform may answer a logout in words (contract §V5).
-				answer := &response{status: resp.StatusCode, header: resp.Header, body: body, url: u}
-				if ferr := c.platformAnswer(&request{method: method, textAnswer: true}, answer); ferr != nil {
-					return 0, ferr
-				}
-				return resp.StatusCode, nil
-			}
-			wait = unannouncedWait
-			if asked, ok := retryAfter(resp.Header); ok {
-				wait = asked
-			}
-			err = fmt.Errorf("%s %s: HTTP %d (%s)", method, pathOf(u), resp.StatusCode, exitAttempts(attempts, c.local.Now().Sub(start)))
-			logDebug(ctx, "exit request refused, repeating it after the wait asked for", map[string]any{
-				"method": method, "path": pathOf(u), "status": resp.StatusCode, "retry_after": resp.Header.Get("Retry-After"),
-			})
-		}
-		if deadline, ok := ctx.Deadline(); (ok && deadline.Sub(c.local.Now()) < wait) || ctx.Err() != nil {
-			return 0, err
-		}
-		if c.local.Sleep(ctx, wait) != nil {
-			return 0, err
-		}
+	if deadline, ok := ctx.Deadline(); (ok && deadline.Sub(c.local.Now()) < wait) || ctx.Err() != nil {
+		return false, err
 	}
+	info.wait = wait
+	if refused {
+		logDebug(ctx, "exit request refused, repeating it after the wait asked for", map[string]any{
+			"status": resp.StatusCode, "retry_after": resp.Header.Get("Retry-After"), "attempt": info.attempt,
+		})
+		info.refusal = err
+		return true, nil
+	}
+	return true, err
+}
+
+// exitRefusal is an exit request that the platform refused with 429 or 503 at every
+// attempt the exit's window held.
+type exitRefusal struct {
+	status   int
+	attempts int
+	over     time.Duration
+}
+
+func (e *exitRefusal) Error() string {
+	return fmt.Sprintf("HTTP %d (%s)", e.status, exitAttempts(e.attempts, e.over))
 }
 
 // exitAttempts says how many times an exit request was sent and over how long, for the
@@ -90,19 +82,25 @@ func exitAttempts(n int, over time.Duration) string {
 	return fmt.Sprintf("%d attempts over %s", n, over.Round(100*time.Millisecond))
 }
 
-// exitLogout logs the administrator session out when the client closes (exitCall). A
-// session the server no longer knows (401) counts as logged out.
+// exitLogout logs the administrator session out when the client closes (request.exit).
+// A session the server no longer knows (401) counts as logged out.
 func (c *Client) exitLogout(ctx context.Context, session string) error {
 	base, err := c.adminBase()
 	if err != nil {
 		return err
 	}
-	status, err := c.exitCall(maskCredential(ctx, session), http.MethodGet, base+"/logout", http.Header{"Token": {session}})
+	_, err = c.do(ctx, &request{method: http.MethodGet, url: base + "/logout", auth: authSession, cred: session,
+		exit: true, textAnswer: true}, nil)
+	var apiErr *APIError
+	var redirect *RedirectError
 	switch {
-	case err != nil:
+	case err == nil, errors.As(err, &apiErr) && apiErr.Status == http.StatusUnauthorized:
+	case errors.As(err, &apiErr):
+		return fmt.Errorf("administrator logout failed: GET %s answered HTTP %d", pathOf(mustParse(base+"/logout")), apiErr.Status)
+	case errors.As(err, &redirect):
+		return fmt.Errorf("administrator logout failed: GET %s answered HTTP %d", pathOf(mustParse(base+"/logout")), redirect.Status)
+	default:
 		return fmt.Errorf("administrator logout failed: %w", err)
-	case status/100 != 2 && status != http.StatusUnauthorized:
-		return fmt.Errorf("administrator logout failed: GET %s answered HTTP %d", pathOf(mustParse(base+"/logout")), status)
 	}
 	logDebug(ctx, "administrator session logged out", nil)
 	return nil

@@ -63,6 +63,13 @@ type request struct {
 	// wrapper is the member that holds the answer's value ("score" of {"score": …});
 	// a platform may also send the value bare (see unwrap).
 	wrapper string
+	// exit marks the exit's requests, the logout and token removals of Close (exit.go):
+	// the rate gate does not pace them, a 429 or 503 is repeated exactly when
+	// Retry-After says (unannouncedWait without one) and a failed connection after
+	// exitRetryWait, whatever max_retries says, until the context's deadline cannot hold
+	// the next wait (checkExitRetry); and their answer must be the platform's whatever its
+	// status. Set textAnswer with it: a platform may answer a logout in words.
+	exit bool
 }
 
 // response is a complete HTTP answer.
@@ -109,6 +116,13 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 		resp, err := c.send(maskCredential(ctx, cred), r, cred)
 		if err != nil {
 			return nil, err
+		}
+		if r.exit {
+			// A page from anything in between (a gateway's, a captive portal's) proves no
+			// logout or removal, whatever its status.
+			if err := c.platformAnswer(r, resp); err != nil {
+				return resp, err
+			}
 		}
 		rejected := resp.status == http.StatusUnauthorized || (resp.status == http.StatusForbidden && held)
 		if rejected && resp.status == http.StatusForbidden && r.auth == authPlatform && attempt == 1 && c.tokenStillValid(ctx, cred) {
@@ -220,6 +234,7 @@ func seeOtherAfterWrite(r *request, resp *response) bool {
 // context), so that the shared retry policy can tell calls apart.
 type attemptInfo struct {
 	retrySafe bool
+	exit      bool // request.exit
 	attempt   int
 	start     time.Time // when the first attempt began
 	sent      time.Time // when the latest attempt began
@@ -230,7 +245,9 @@ type attemptInfo struct {
 	// unannounced counts the 429 and 503 answers without Retry-After: each doubles
 	// the wait the next one takes (unannouncedWaitAfter).
 	unannounced int
-	// wait is what checkRetry decided to wait before the next attempt (waitBeforeRetry).
+	// wait is what checkRetry decided to wait before the next attempt (waitBeforeRetry),
+	// and refusal, for an exit request, the refusal that wait follows.
+	refusal  error
 	wait     time.Duration
 	body     []byte
 	bodyRead bool
@@ -272,7 +289,7 @@ func (c *Client) send(ctx context.Context, r *request, cred string) (*response, 
 		body, contentType = []byte(r.form.Encode()), "application/x-www-form-urlencoded"
 	}
 
-	info := &attemptInfo{retrySafe: r.repeatable(), start: c.local.Now()}
+	info := &attemptInfo{retrySafe: r.repeatable(), exit: r.exit, start: c.local.Now()}
 	ctx = context.WithValue(ctx, attemptKey{}, info)
 	ctx, platform := c.forPlatform(ctx, u)
 	req, err := retryablehttp.NewRequestWithContext(ctx, r.method, u.String(), body)
@@ -313,7 +330,8 @@ func (c *Client) send(ctx context.Context, r *request, cred string) (*response, 
 			err = urlErr.Err // its message repeats the whole address
 		}
 		var retryAfter *RetryAfterError
-		if errors.As(err, &retryAfter) || errors.Is(err, errAnswerTooLarge) {
+		var refused *exitRefusal
+		if errors.As(err, &retryAfter) || errors.As(err, &refused) || errors.Is(err, errAnswerTooLarge) {
 			// A 429/503 comes before any effect; an oversized answer came after it, but
 			// repeating the call would only bring the same answer.
 			return nil, fmt.Errorf("%s %s: %w", r.method, path, err)

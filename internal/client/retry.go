@@ -72,6 +72,9 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	if info == nil {
 		info = &attemptInfo{attempt: 1, start: c.local.Now()}
 	}
+	if info.exit {
+		return c.checkExitRetry(ctx, info, resp, err)
+	}
 	safe := info.retrySafe
 	attempt := info.attempt
 	withinCount := info.failures() <= c.cfg.MaxRetries
@@ -156,7 +159,11 @@ func (c *Client) waitBeforeRetry(req *http.Request) error {
 	if wait <= 0 {
 		return req.Context().Err()
 	}
-	return c.local.Sleep(req.Context(), wait)
+	err := c.local.Sleep(req.Context(), wait)
+	if err != nil && info.refusal != nil {
+		return info.refusal // the exit's window ended: the refusal is what it met
+	}
+	return err
 }
 
 // retryBudget is how long one call may spend retrying answers of this status: the
@@ -237,11 +244,14 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
-// beforeAttempt runs before every attempt: it records the attempt number and waits
-// while the client is paused by a rate limit.
+// beforeAttempt runs before every attempt: it records the attempt number and, but for
+// an exit request, waits while the client is paused by a rate limit.
 func (c *Client) beforeAttempt(_ retryablehttp.Logger, req *http.Request, i int) {
-	c.gate.wait(req.Context())
-	if info := attemptFrom(req.Context()); info != nil {
+	info := attemptFrom(req.Context())
+	if info == nil || !info.exit {
+		c.gate.wait(req.Context())
+	}
+	if info != nil {
 		info.attempt = i + 1
 		info.sent = time.Now()
 	}
