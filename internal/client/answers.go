@@ -305,3 +305,25 @@ func parseInteger(s string) (int64, bool) {
 	v, err := strconv.ParseInt(m[1]+digits+strings.Repeat("0", shift), 10, 64)
 	return v, err == nil
 }
+
+// ForeignAnswerError is a 2xx answer whose body is not the platform's: an HTML page
+// from a WAF, a captive portal or a catch-all web front end, or anything else that is
+// neither empty nor JSON. It never counts as a success (contract §V).
+type ForeignAnswerError struct {
+	Method, Path string
+	Status       int
+	// What describes the body, e.g. "an HTML page".
+	What string
+	// Setting is the provider setting whose address answered, or "".
+	Setting string
+}
+
+// Error names the call, the setting whose address answered, and what answered.
+func (e *ForeignAnswerError) Error() string {
+	setting := e.Setting
+	if setting == "" {
+		setting = "the platform's address setting"
+	}
+	return fmt.Sprintf("%s %s: the address in %s answered HTTP %d with %s, not the platform's JSON", e.Method, e.Path,
+		setting, e.Status, e.What)
+}

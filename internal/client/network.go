@@ -2,13 +2,12 @@ package client
 
 // The network around the platform: which hosts are the platform's (only they get
 // credentials, access headers and the client certificate), the access headers a
-// gateway demands, and what a failed connection says: a TLS, dial, DNS or proxy
-// failure, read into a lead that names the setting (and the proxy) it concerns.
+// gateway demands, an address that does not lead to the platform's API
+// (*AddressError), and a kept-alive connection the server closed (staleConnTransport).
+// What a failed connection says is network_failure.go's.
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,8 +19,6 @@ import (
 	"net/url"
 	"strings"
 	"sync/atomic"
-	"syscall"
-	"time"
 )
 
 // platformHosts are the addresses of the platform's own hosts: where credentials,
@@ -132,6 +129,34 @@ func answeredBy(err error) string {
 	return "a server that is not the platform's API (its answer has no error code of the platform's)"
 }
 
+// AddressError reports an answer that shows a configured address to be wrong: a
+// path the platform does not serve (a typo, or a gateway that lacks the route)
+// answered 404 where the platform itself never would. It is never a "not found":
+// IsNotFound is false for it, so no object is dropped from the state on its word.
+type AddressError struct {
+	// Setting is the provider attribute whose address failed, e.g. "publishing_url".
+	Setting string
+	// Address is the configured address (printed redacted).
+	Address string
+	// Path is the path the platform always serves that answered 404 there.
+	Path string
+	// Answered says what answered instead of the platform's API, as far as the
+	// answer shows it ("the administrator API (its error code admin/NOT_FOUND)").
+	Answered string
+	// Expected is what the setting's value looks like, when the client can tell.
+	Expected string
+	// Err is the answer that showed it.
+	Err error
+}
+
+// Error names the setting and its address, then the answer.
+func (e *AddressError) Error() string {
+	return fmt.Sprintf("%s %s does not address the platform's API: %v", e.Setting, redactURL(e.Address), e.Err)
+}
+
+// Unwrap returns the answer that showed the address wrong.
+func (e *AddressError) Unwrap() error { return e.Err }
+
 // publishingService is the service name in the derived publishing address.
 func (c *Client) publishingService() string {
 	if c.cfg.PublishingService != "" {
@@ -146,121 +171,6 @@ func (c *Client) publishingSetting() string {
 		return "admin_url (with publishing_service)"
 	}
 	return "publishing_url"
-}
-
-// isCertificateError reports whether err is the failed verification of the
-// server's TLS certificate.
-func isCertificateError(err error) bool {
-	var unknownAuthority x509.UnknownAuthorityError
-	var hostname x509.HostnameError
-	var invalid x509.CertificateInvalidError
-	var verification *tls.CertificateVerificationError
-	return errors.As(err, &unknownAuthority) || errors.As(err, &hostname) || errors.As(err, &invalid) ||
-		errors.As(err, &verification)
-}
-
-// tlsAlert returns the alert of a TLS handshake the server ended ("certificate
-// required", "bad certificate", "unknown certificate authority", …), or "". A gateway
-// that demands a client certificate ends the handshake so, before any request is
-// read: nothing was sent.
-func tlsAlert(err error) string {
-	var opErr *net.OpError
-	if errors.As(err, &opErr) && opErr.Op == "remote error" && opErr.Err != nil {
-		return strings.TrimPrefix(opErr.Err.Error(), "tls: ")
-	}
-	return ""
-}
-
-// isPlainHTTP reports whether err is an https:// request answered in plain HTTP: the
-// TLS handshake met no TLS record (net/http says so in words when the answer looks
-// like HTTP).
-func isPlainHTTP(err error) bool {
-	var recordHeader tls.RecordHeaderError
-	return errors.As(err, &recordHeader) || strings.Contains(err.Error(), "server gave HTTP response to HTTPS client")
-}
-
-// tlsProblem classifies a failed certificate verification for host by cause.
-func tlsProblem(err error, host string) *TLSProblem {
-	var hostname x509.HostnameError
-	var invalid x509.CertificateInvalidError
-	var unknownAuthority x509.UnknownAuthorityError
-	p := &TLSProblem{Kind: TLSOther, Host: host}
-	switch {
-	case errors.As(err, &hostname) && hostname.Certificate != nil:
-		p.Kind = TLSOtherNames
-		p.Names = append(p.Names, hostname.Certificate.DNSNames...)
-		for _, ip := range hostname.Certificate.IPAddresses {
-			p.Names = append(p.Names, ip.String())
-		}
-	case errors.As(err, &invalid) && invalid.Reason == x509.Expired && invalid.Cert != nil:
-		p.Kind = TLSExpired
-		p.NotBefore, p.NotAfter, p.Now = invalid.Cert.NotBefore, invalid.Cert.NotAfter, time.Now()
-	case errors.As(err, &unknownAuthority):
-		p.Kind = TLSAuthority
-		if cert := unknownAuthority.Cert; cert != nil {
-			p.Issuer = issuerName(cert)
-		}
-	}
-	return p
-}
-
-// issuerName names the authority that signed cert: its common name, else its whole
-// distinguished name.
-func issuerName(cert *x509.Certificate) string {
-	if cert.Issuer.CommonName != "" {
-		return cert.Issuer.CommonName
-	}
-	return cert.Issuer.String()
-}
-
-// isTimeout reports whether err is a request that ran out of time (request_timeout).
-func isTimeout(err error) bool {
-	var netErr net.Error
-	return errors.As(err, &netErr) && netErr.Timeout()
-}
-
-// networkError classifies a transport error of a request to u.
-func (c *Client) networkError(method string, u *url.URL, err error, attempts int) *NetworkError {
-	e := &NetworkError{
-		Method: method, Path: pathOf(u), Host: u.Host, Setting: c.settingFor(u),
-		Kind: NetworkOther, Timeout: c.cfg.RequestTimeout, Attempts: attempts, MaxRetries: c.cfg.MaxRetries, Err: err,
-	}
-	e.Proxy, e.ProxyVar = c.proxyFor(u)
-	if e.Proxy == "" {
-		e.Bypassed, e.BypassedProxyVar = bypassedProxy(u)
-	}
-	var dnsErr *net.DNSError
-	var opErr *net.OpError
-	var refused *tunnelRefusedError
-	var stale *staleConnError
-	switch {
-	case errors.As(err, &stale):
-		e.Kind, e.Err = NetworkStaleConnection, stale.err
-	case errors.As(err, &refused):
-		e.Kind, e.ProxyStatus, e.ProxyLogin = NetworkProxyRefused, refused.status, refused.login
-	case errors.As(err, &opErr) && opErr.Op == "proxyconnect":
-		e.Kind = NetworkProxy
-	case isPlainHTTP(err):
-		e.Kind = NetworkPlainHTTP
-	case tlsAlert(err) != "":
-		// The server ended the handshake: for the client certificate, or its absence.
-		e.Kind = NetworkTLS
-		e.TLS = &TLSProblem{Kind: TLSClientCertRejected, Host: u.Hostname(), Alert: tlsAlert(err)}
-		if c.cfg.ClientCertPEM == "" || e.TLS.Alert == "certificate required" {
-			e.TLS.Kind = TLSClientCertMissing
-		}
-	case isCertificateError(err):
-		e.Kind = NetworkTLS
-		e.TLS = tlsProblem(err, u.Hostname())
-		e.TLS.CASet = c.cfg.CACertPEM != ""
-	case errors.As(err, &dnsErr):
-		e.Kind = NetworkDNS
-	case isTimeout(err):
-		e.Kind = NetworkTimeout
-	case errors.Is(err, syscall.ECONNREFUSED):
-		e.Kind = NetworkRefused
-	}
-	return e
 }
 
 // settingFor names the provider setting whose address has u's scheme and host.

@@ -229,19 +229,3 @@ func (e *ListChangedError) Error() string {
 		"read again because scores before the walk's position were deleted) and %d scores, at offset %d, the pages still "+
 		"did not line up; the provider returns no partial list", e.Pages, e.StepBacks, e.Listed, e.Offset)
 }
-
-// PagingError is a walk over the pages of a listing that the platform's answers
-// could not carry forward: a page read forward listed only scores already listed, or
-// a page held more scores than asked for. The walk stops instead of looping.
-type PagingError struct {
-	// Offset is where the page that showed it started.
-	Offset int
-	// Detail says what the platform did.
-	Detail string
-}
-
-// Error says what the platform did and what it means.
-func (e *PagingError) Error() string {
-	return "listing scores: " + e.Detail + ": the platform ignored the list's offset or limit parameters (sent both in " +
-		"the query string and in a JSON body), so the listing stopped instead of reading the same scores for ever"
-}
