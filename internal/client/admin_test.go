@@ -7,10 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
 func TestAdminLoginFailureIsNotRetried(t *testing.T) {
@@ -161,5 +164,117 @@ func TestSettingsKeepMembersTheClientDoesNotModel(t *testing.T) {
 	b, _ := json.Marshal(doc)
 	if string(b) != `{"domainName":"D","externalAuthenticationEnabled":false,"x":1}` {
 		t.Errorf("document %s", b)
+	}
+}
+
+func TestEmulatorAdmin(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{})
+	c := env.client()
+	ctx := env.ctx
+
+	s, err := c.GetExternalAuthentication(ctx)
+	if err != nil || s.DomainName != "" || s.Enabled || len(s.Servers) != 0 {
+		t.Fatalf("initial settings %+v %v", s, err)
+	}
+	want := ExternalAuthentication{DomainName: "CORP", Enabled: true, Servers: []AuthServer{
+		{Address: "dc1.corp.example", Port: 389, Enabled: true},
+		{Address: "dc2.corp.example", Port: 636, Enabled: false},
+	}}
+	put, err := c.PutExternalAuthentication(ctx, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.GetExternalAuthentication(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []*ExternalAuthentication{put, got} {
+		if s.DomainName != want.DomainName || s.Enabled != want.Enabled || fmt.Sprint(s.Servers) != fmt.Sprint(want.Servers) {
+			t.Errorf("settings %+v, want %+v", s, want)
+		}
+	}
+	// PUT replaces: fewer servers remove the others.
+	got, err = c.PutExternalAuthentication(ctx, ExternalAuthentication{DomainName: "CORP"})
+	if err != nil || len(got.Servers) != 0 || got.Enabled {
+		t.Fatalf("replace: %+v %v", got, err)
+	}
+	_, err = c.PutExternalAuthentication(ctx, ExternalAuthentication{DomainName: ""})
+	if !IsBadArgument(err) {
+		t.Errorf("empty domain: %v", err)
+	}
+	_, err = c.PutExternalAuthentication(ctx, ExternalAuthentication{DomainName: "X", Servers: []AuthServer{{Address: "h", Port: 70000, Enabled: true}}})
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.Status != 400 || apiErr.Params["field"] != "port0" {
+		t.Errorf("bad port: %v", err)
+	}
+	sess, err := c.CheckSession(ctx)
+	if err != nil || !sess.Valid || sess.User != "admin" {
+		t.Errorf("session %+v %v", sess, err)
+	}
+
+	viewer := env.client(func(c *Config) {
+		c.AdminUsername, c.AdminPassword = emulatortest.ViewerUsername, emulatortest.ViewerPassword
+	})
+	if _, err := viewer.GetExternalAuthentication(ctx); !IsForbidden(err) {
+		t.Errorf("viewer: %v", err)
+	}
+
+	before := env.stats().Logins["admin"]
+	wrong := env.client(func(c *Config) { c.AdminPassword = "not-the-password" })
+	_, err = wrong.GetExternalAuthentication(ctx)
+	if !IsUnauthorized(err) || !strings.Contains(err.Error(), "administrator login") || !strings.Contains(err.Error(), "failed") {
+		t.Errorf("wrong password: %v", err)
+	}
+	if n := env.stats().Requests["POST /api/v1/login"]; n != 3 {
+		t.Errorf("login requests %d, want 3 (admin, viewer, one failed)", n)
+	}
+	if env.stats().Logins["admin"] != before {
+		t.Error("a failed login was counted as a login")
+	}
+}
+
+// TestSettingsNumbersInEveryForm: a port in the settings, a string on the wire, is
+// read in every integer form, and a port that is no number is absent, not an
+// unreadable answer.
+func TestSettingsNumbersInEveryForm(t *testing.T) {
+	t.Parallel()
+	for form, want := range map[string]int{
+		`"636"`: 636, `636`: 636, `6.36E+2`: 636, `"6.36E+2"`: 636, `636.0`: 636, `"ldaps"`: 0, `true`: 0, `6.5`: 0,
+	} {
+		s, err := parseExternalAuthentication([]byte(`{"domainName": "CORP", "externalAuthenticationEnabled": true, "server0": "dc1", "port0": ` + form + `, "enabled0": true}`))
+		if err != nil || len(s.Servers) != 1 || s.Servers[0].Port != want {
+			t.Errorf("port0 %s: %+v, %v; want port %d", form, s, err, want)
+		}
+	}
+}
+
+// TestEmptySettingsAnswer: a PUT of the settings answered 204 with no body is read
+// back, so the stored settings are what the caller gets.
+func TestEmptySettingsAnswer(t *testing.T) {
+	t.Parallel()
+	env, c := readingEnv(t, "emptySettingsAnswer")
+	got, err := c.PutExternalAuthentication(env.ctx, ExternalAuthentication{DomainName: "CORP", Enabled: true,
+		Servers: []AuthServer{{Address: "dc1.corp.example", Port: 636, Enabled: true}}})
+	if err != nil || got.DomainName != "CORP" || len(got.Servers) != 1 || got.Servers[0].Port != 636 {
+		t.Fatalf("settings stored with an empty answer: %+v, %v", got, err)
+	}
+}
+
+func TestExternalAuthenticationNotFoundIsAnAddressError(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{})
+	c, p := env.proxiedClient()
+	p.Add(faultproxy.Fault{Path: `/externalauth$`, Respond: &faultproxy.Answer{
+		Status: 404, Header: http.Header{"Content-Type": {"application/problem+json"}},
+		Body: `{"code":"admin/NOT_FOUND","message":"not here","status":404}`,
+	}})
+	_, err := c.GetExternalAuthentication(env.ctx)
+	if IsNotFound(err) || !IsAddressError(err) || !strings.Contains(err.Error(), "admin_url") {
+		t.Errorf("GET: %v", err)
+	}
+	_, err = c.PutExternalAuthentication(env.ctx, ExternalAuthentication{DomainName: "CORP"})
+	if IsNotFound(err) || !IsAddressError(err) {
+		t.Errorf("PUT: %v", err)
 	}
 }

@@ -1,7 +1,7 @@
 package client
 
-// The platform token flow: OAuth errors, one fresh login on 401, extension, one
-// shared login, separate tokens.
+// The administrator session and the platform token flow: OAuth errors, logins in
+// every answer form, one fresh login on 401, extension, separate tokens.
 
 import (
 	"context"
@@ -14,7 +14,6 @@ import (
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
-	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
 func TestOAuthErrors(t *testing.T) {
@@ -105,26 +104,6 @@ func TestTokenIsExtendedBeforeExpiry(t *testing.T) {
 	}
 }
 
-func TestConcurrentFirstCallsShareOneLogin(t *testing.T) {
-	t.Parallel()
-	f := newProxiedPlatform(t, emulator.Options{})
-	publishDirect(t, f, "s1")
-	f.proxy.Add(faultproxy.Fault{Method: http.MethodGet, Path: "/scores/s1$", Latency: 5 * time.Millisecond})
-	c := newTestClient(t, f.config())
-	runConcurrently(t, 100, func(i int) error {
-		var err error
-		if i%2 == 0 {
-			_, err = c.GetScore(context.Background(), "s1")
-		} else {
-			_, err = c.CheckSession(context.Background())
-		}
-		return err
-	})
-	if g, d, l := f.count(routeGrant), f.count("GET /auth"), f.count(routeAdminLogin); g != 1 || d != 1 || l != 1 {
-		t.Errorf("grants %d discoveries %d admin logins %d, want 1 each", g, d, l)
-	}
-}
-
 func TestSeparateAccessTokens(t *testing.T) {
 	t.Parallel()
 	f := newProxiedPlatform(t, emulator.Options{})
@@ -157,5 +136,224 @@ func TestSeparateAccessTokens(t *testing.T) {
 	}
 	if _, err := c.ExtendAccessToken(ctx, &AccessToken{Token: tok.Token}); !IsUnauthorized(err) {
 		t.Errorf("extend removed token: %v", err)
+	}
+}
+
+func TestEmulatorExpiredCredentials(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{})
+	c := env.client()
+	ctx := env.ctx
+	if _, err := c.GetExternalAuthentication(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ListScores(ctx, ListScoresInput{}); err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, env.srv.URL+"/_emulator/expire", strings.NewReader(`{"tokens": true, "sessions": true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("expire: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	if st := env.stats(); st.LiveTokens != 0 || st.LiveSessions != 0 {
+		t.Fatalf("after expire: %+v", st)
+	}
+	runConcurrently(t, 20, func(i int) error {
+		var err error
+		if i%2 == 0 {
+			_, err = c.GetExternalAuthentication(ctx)
+		} else {
+			_, err = c.ListScores(ctx, ListScoresInput{})
+		}
+		return err
+	})
+	st := env.stats()
+	if st.Logins["admin"] != 2 || st.Logins["oauth"] != 2 {
+		t.Errorf("logins %v, want exactly one new login of each kind", st.Logins)
+	}
+	if st.Requests["GET /auth"] != 1 {
+		t.Errorf("discovery repeated: %d", st.Requests["GET /auth"])
+	}
+}
+
+func TestEmulatorTokenExtension(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{TokenLifetime: 3 * time.Second})
+	c := env.client()
+	ctx := env.ctx
+	if _, err := c.ListScores(ctx, ListScoresInput{}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2200 * time.Millisecond)
+	if _, err := c.ListScores(ctx, ListScoresInput{}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond) // past the original expiry
+	if _, err := c.ListScores(ctx, ListScoresInput{}); err != nil {
+		t.Fatal(err)
+	}
+	st := env.stats()
+	if st.Logins["oauth"] != 1 {
+		t.Errorf("oauth logins %d, want 1 (the token is extended, not re-granted)", st.Logins["oauth"])
+	}
+	var extensions int
+	for route, n := range st.Requests {
+		if strings.HasPrefix(route, "POST /auth/tokens") {
+			extensions += n
+		}
+	}
+	if extensions < 1 {
+		t.Errorf("no extension: %v", st.Requests)
+	}
+}
+
+func TestEmulatorSeparateAccessToken(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{})
+	c := env.client()
+	ctx := env.ctx
+	tok, err := c.GrantAccessToken(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := env.stats(); st.LiveTokens != 1 || st.Logins["oauth"] != 1 {
+		t.Fatalf("after grant: %+v", st)
+	}
+	ext, err := c.ExtendAccessToken(ctx, &AccessToken{Token: tok.Token})
+	if err != nil || ext.Token != tok.Token || ext.ExpiresAt.Before(tok.ExpiresAt.Add(-2*time.Second)) {
+		t.Fatalf("extend %+v %v", ext, err)
+	}
+	// The shared token is another one.
+	if _, err := c.ListScores(ctx, ListScoresInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if st := env.stats(); st.LiveTokens != 2 {
+		t.Errorf("live tokens %d, want 2", st.LiveTokens)
+	}
+	if err := c.RemoveAccessToken(ctx, &AccessToken{Token: tok.Token}); err != nil {
+		t.Fatal(err)
+	}
+	if st := env.stats(); st.LiveTokens != 1 {
+		t.Errorf("live tokens %d, want 1", st.LiveTokens)
+	}
+	if _, err := c.ExtendAccessToken(ctx, tok); !IsUnauthorized(err) {
+		t.Errorf("extend removed token: %v", err)
+	}
+	if err := c.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := env.stats(); st.LiveTokens != 0 || st.LiveSessions != 0 {
+		t.Errorf("after Close: %+v", st)
+	}
+}
+
+func TestEmulatorOAuthErrors(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{})
+	ctx := env.ctx
+	var oe *OAuthError
+	_, err := env.client(func(c *Config) { c.Password = "wrong-password" }).Health(ctx)
+	if !errors.As(err, &oe) || oe.ErrorCode != "invalid_grant" || oe.Status != 400 {
+		t.Errorf("wrong password: %v", err)
+	}
+	_, err = env.client(func(c *Config) { c.ClientSecret = "wrong-secret" }).Health(ctx)
+	if !errors.As(err, &oe) || oe.ErrorCode != "invalid_client" || !IsUnauthorized(err) {
+		t.Errorf("wrong client: %v", err)
+	}
+	_, err = env.client(func(c *Config) {
+		c.ClientID, c.ClientSecret = "", ""
+		c.BasicToken = base64.StdEncoding.EncodeToString([]byte(emulatortest.ClientID + ":" + emulatortest.ClientSecret))
+	}).Health(ctx)
+	if err != nil {
+		t.Errorf("basic token: %v", err)
+	}
+	if st := env.stats(); st.Logins["oauth"] != 1 {
+		t.Errorf("oauth logins %d, want 1", st.Logins["oauth"])
+	}
+}
+
+// TestBareLoginToken: the administrator login may answer with the bare token, as
+// text or as a JSON string (contract §V5); an answer that is no token says so
+// without quoting it.
+func TestBareLoginToken(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		contentType, body, wantErr string
+	}{
+		"text":        {"text/plain; charset=UTF-8", "sess-1-secretish\n", ""},
+		"JSON string": {"application/json", `"sess-1-secretish"`, ""},
+		"object":      {"application/json", `{"token":"sess-1-secretish","user":"root"}`, ""},
+		"two words":   {"text/plain", "Forbidden by policy sess-1-secretish", "not a session token"},
+		"HTML":        {"text/html", "<html>sess-1-secretish</html>", "with an HTML page"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := newProxiedPlatform(t, emulator.Options{})
+			f.handle(routeAdminLogin, func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", tc.contentType)
+				_, _ = w.Write([]byte(tc.body))
+			})
+			// The session it gave is good for the check and the logout.
+			for _, route := range []string{"GET /api/v1/checksession", routeAdminLogout} {
+				f.handle(route, func(w http.ResponseWriter, r *http.Request) {
+					if r.Header.Get("token") != "sess-1-secretish" {
+						writeProblem(w, 401, "admin/UNAUTHORIZED", "no session")
+						return
+					}
+					writeJSON(w, 200, map[string]any{"valid": true, "user": "root"})
+				})
+			}
+			c := newTestClient(t, f.config())
+			s, err := c.CheckSession(context.Background())
+			if tc.wantErr == "" {
+				if err != nil || !s.Valid {
+					t.Fatalf("got %+v, %v", s, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), "secretish") ||
+				strings.Contains(err.Error(), "Forbidden") {
+				t.Fatalf("got %v, want an error with %q quoting nothing", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestExpiredCredentialsAnswered403: a platform that answers an expired session or
+// token with 403 instead of 401 gets one fresh login before the 403 is taken for a
+// missing right; an account that lacks the right still gets the permission error
+// (field report 1: "logged in but not an administrator" after a long apply).
+func TestExpiredCredentialsAnswered403(t *testing.T) {
+	t.Parallel()
+	env, c := readingEnv(t, "forbiddenWhenExpired")
+	if _, err := c.GetExternalAuthentication(env.ctx); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.PublishScore(env.ctx, PublishScoreInput{ScoreURL: "https://cdn.example/a.sib"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.emu.Expire(true, true)
+	if _, err := c.GetExternalAuthentication(env.ctx); err != nil {
+		t.Errorf("settings after the session expired: %v", err)
+	}
+	if _, err := c.GetScore(env.ctx, s.ID); err != nil {
+		t.Errorf("a score after the token expired: %v", err)
+	}
+	if n := env.stats().Logins["admin"]; n != 2 {
+		t.Errorf("%d administrator logins, want 2 (one fresh session after the 403)", n)
+	}
+
+	viewer := env.client(func(cfg *Config) {
+		cfg.AdminUsername, cfg.AdminPassword = emulatortest.ViewerUsername, emulatortest.ViewerPassword
+	})
+	for i := range 2 { // with a fresh session, then with one held from before
+		if _, err := viewer.GetExternalAuthentication(env.ctx); !IsForbidden(err) {
+			t.Errorf("call %d of an account without the right: %v, want 403", i+1, err)
+		}
 	}
 }

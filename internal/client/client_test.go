@@ -3,8 +3,6 @@ package client
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -12,7 +10,6 @@ import (
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
-	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
 func newTestClient(t *testing.T, cfg Config) *Client {
@@ -146,78 +143,6 @@ func TestAddressDerivation(t *testing.T) {
 	}
 }
 
-func TestApplyEnv(t *testing.T) {
-	t.Parallel()
-	env := map[string]string{EnvAdminURL: "https://env/api/v1", EnvPassword: "env-pass", EnvPublishingService: "svc"}
-	cfg := Config{AdminURL: "https://config/api/v1"}
-	cfg.ApplyEnv(func(k string) string { return env[k] })
-	if cfg.AdminURL != "https://config/api/v1" || cfg.Password != "env-pass" || cfg.PublishingService != "svc" {
-		t.Errorf("ApplyEnv: %+v", cfg)
-	}
-}
-
-func TestCloseReleasesCredentials(t *testing.T) {
-	t.Parallel()
-	f := newProxiedPlatform(t, emulator.Options{})
-	// A platform without a service registry (404, as the platform answers an address
-	// it does not serve).
-	f.proxy.Add(faultproxy.Fault{Method: http.MethodGet, Path: "^/apis/registry", Respond: &faultproxy.Answer{Status: http.StatusNotFound,
-		Header: http.Header{"Content-Type": {"application/problem+json"}},
-		Body:   `{"code":"registry/NOT_FOUND","message":"no route","status":404,"params":{}}`}})
-	c, err := New(f.config())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if _, err := c.CheckSession(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Systems(ctx); err == nil {
-		t.Fatal("fake has no registry; want an error")
-	}
-	if st := f.Emulator.Stats(); st.LiveTokens != 1 || st.LiveSessions != 1 {
-		t.Fatalf("live tokens %d sessions %d", st.LiveTokens, st.LiveSessions)
-	}
-	if err := c.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Close(ctx); err != nil {
-		t.Fatalf("second Close: %v", err)
-	}
-	if st := f.Emulator.Stats(); st.LiveTokens != 0 || st.LiveSessions != 0 {
-		t.Errorf("after Close: live tokens %d sessions %d", st.LiveTokens, st.LiveSessions)
-	}
-	if f.count(routeAdminLogout) != 1 || f.count(routeTokenRemove) != 1 {
-		t.Errorf("logout %d removal %d", f.count(routeAdminLogout), f.count(routeTokenRemove))
-	}
-	if _, err := c.CheckSession(ctx); !errors.Is(err, ErrClosed) {
-		t.Errorf("after Close: %v", err)
-	}
-	// Closing a client that never logged in makes no request.
-	before := f.total()
-	c2, _ := New(f.config())
-	if err := c2.Close(ctx); err != nil || f.total() != before {
-		t.Errorf("idle Close: %v, %d requests", err, f.total()-before)
-	}
-}
-
-func TestErrorPredicatesThroughWrapping(t *testing.T) {
-	t.Parallel()
-	for status, pred := range map[int]func(error) bool{404: IsNotFound, 409: IsConflict, 401: IsUnauthorized, 403: IsForbidden} {
-		err := fmt.Errorf("outer: %w", fmt.Errorf("inner: %w", &APIError{Status: status}))
-		if !pred(err) {
-			t.Errorf("%d not recognised through wrapping", status)
-		}
-		if pred(errors.New("plain")) || pred(nil) {
-			t.Errorf("%d: false positive", status)
-		}
-	}
-	e := &APIError{Status: 404, Code: "publishing/NOT_FOUND", Message: "score 'x' does not exist", Method: "GET", Path: "/scores/x"}
-	if e.Error() != "GET /scores/x: HTTP 404 publishing/NOT_FOUND: score 'x' does not exist" || e.Name() != "NOT_FOUND" {
-		t.Errorf("message %q name %q", e.Error(), e.Name())
-	}
-}
-
 type backgroundKey struct{}
 
 // TestBackgroundContext: work shared by many calls runs in the background context
@@ -238,5 +163,36 @@ func TestBackgroundContext(t *testing.T) {
 	c.SetBackground(bg)
 	if got := c.detached(call); got.Value(backgroundKey{}) != "configuration" || got.Err() != nil {
 		t.Errorf("with a background context: value %v, err %v; want its value, never cancelled", got.Value(backgroundKey{}), got.Err())
+	}
+}
+
+// TestCheckSettingsDefersUnknownValues: a setting the configuration only knows after
+// apply, or one that stands in for the missing one, is not reported at plan time.
+func TestCheckSettingsDefersUnknownValues(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		cfg  Config
+		area Area
+		want string // the setting reported, "" for none
+	}{
+		"password missing":          {Config{PlatformURL: "https://h", ClientID: "a", ClientSecret: "b", Username: "u", PublishingURL: "https://h/p"}, AreaPublishing, "password"},
+		"password deferred":         {Config{PlatformURL: "https://h", ClientID: "a", ClientSecret: "b", Username: "u", PublishingURL: "https://h/p", Deferred: map[string]bool{"password": true}}, AreaPublishing, ""},
+		"admin_url deferred":        {Config{PlatformURL: "https://h", ClientID: "a", ClientSecret: "b", Username: "u", Password: "p", Deferred: map[string]bool{"admin_url": true}}, AreaPublishing, ""},
+		"basic_token deferred":      {Config{PlatformURL: "https://h", Username: "u", Password: "p", PublishingURL: "https://h/p", Deferred: map[string]bool{"basic_token": true}}, AreaPlatform, ""},
+		"admin password missing":    {Config{AdminURL: "https://h/api/v1", AdminUsername: "admin"}, AreaAdmin, "admin_password"},
+		"publishing address absent": {Config{PlatformURL: "https://h", ClientID: "a", ClientSecret: "b", Username: "u", Password: "p"}, AreaPublishing, "publishing_url"},
+	} {
+		c, err := New(tc.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = c.CheckSettings(tc.area)
+		var missing *MissingSettingError
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: got %v, want nothing reported", name, err)
+		case tc.want != "" && (!errors.As(err, &missing) || missing.Setting != tc.want):
+			t.Errorf("%s: got %v, want %s reported", name, err, tc.want)
+		}
 	}
 }

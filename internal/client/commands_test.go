@@ -5,9 +5,11 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 )
@@ -64,5 +66,95 @@ func TestPlatformHrefRefusesForeignHosts(t *testing.T) {
 	}
 	if n := f.count(routeTokenInfo) - before; n != 0 {
 		t.Errorf("the token information was read %d times", n)
+	}
+}
+
+func TestEmulatorCommands(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{})
+	c := env.client()
+	ctx := env.ctx
+
+	id, err := env.emu.CreateCommand(emulator.CommandScript{
+		Type: "datamodel:bulk-update", Creator: "alice", Parameters: map[string]any{"ids": []any{"a", "b"}},
+		Steps: []emulator.CommandStep{
+			{Lifecycle: "pending", Duration: 50 * time.Millisecond},
+			{Lifecycle: "running", Progress: 50, Duration: 100 * time.Millisecond,
+				State: &emulator.CommandStepState{Text: "Updating", Code: "datamodel/UPDATING", Params: map[string]any{"done": 1}}},
+			{Lifecycle: "finished", Progress: 100},
+		},
+		Results: []emulator.CommandResult{
+			{Success: true, Data: "a"},
+			{Success: false, HTTPStatus: 409, ErrorCode: "datamodel/THUMBNAIL_CHANGED", ErrorMessage: "thumbnail changed"},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd, err := c.GetCommand(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cmd.Version != "1.0" || cmd.Command.ID != id || cmd.Command.Terminal() || cmd.Command.Type != "datamodel:bulk-update" {
+		t.Errorf("command %+v", cmd.Command)
+	}
+	done, err := c.WaitForCommand(ctx, cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci := done.Command
+	if ci.Lifecycle != LifecycleFinished || ci.Progress == nil || *ci.Progress != 100 || ci.Finished.IsZero() ||
+		ci.Creator != "alice" || ci.Host == "" || ci.ServiceName == "" || ci.Error != nil {
+		t.Errorf("finished command %+v", ci)
+	}
+	counts, ok := done.BulkCounts()
+	if !ok || counts != (BulkCounts{Total: 2, Success: 1, Failure: 1}) {
+		t.Errorf("counts %+v %v", counts, ok)
+	}
+	if done.Payload == nil || len(done.Payload.Result) != 2 || done.Payload.Result[1].ErrorCode != "datamodel/THUMBNAIL_CHANGED" ||
+		done.Payload.Result[1].HTTPStatus != 409 || done.Payload.Result[0].Data != "a" || !strings.Contains(string(done.Payload.Parameters), `"ids"`) {
+		t.Errorf("payload %+v", done.Payload)
+	}
+	if _, err := c.CancelCommand(ctx, done); !IsForbidden(err) {
+		t.Errorf("cancel finished: %v", err)
+	}
+	self, _ := done.Links.First("self")
+	if again, err := c.GetCommandByHref(ctx, self.Href); err != nil || again.Command.ID != id {
+		t.Errorf("by href: %v", err)
+	}
+
+	failing, _ := env.emu.CreateCommand(emulator.CommandScript{
+		Steps: []emulator.CommandStep{{Lifecycle: "running", Duration: 50 * time.Millisecond}, {Lifecycle: "error"}},
+		Error: &emulator.CommandError{Cause: "timeout", HTTPCode: 504, Text: "too slow", Code: "commands/TIMEOUT"},
+	})
+	cmd, err = c.GetCommand(ctx, failing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cmd, err = c.WaitForCommand(ctx, cmd); err != nil || cmd.Command.Lifecycle != LifecycleError || cmd.Command.Error == nil ||
+		cmd.Command.Error.Cause != "timeout" || cmd.Command.Error.HTTPCode != 504 || cmd.Command.Error.Code != "commands/TIMEOUT" {
+		t.Errorf("failed command %+v %v", cmd.Command, err)
+	}
+
+	suspended, _ := env.emu.CreateCommand(emulator.CommandScript{Steps: []emulator.CommandStep{{Lifecycle: "suspended", Progress: 30}}})
+	cmd, err = c.GetCommand(ctx, suspended)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Second) // the first read must fit in it on a loaded machine
+	defer cancel()
+	last, err := c.WaitForCommand(wctx, cmd)
+	if !errors.Is(err, context.DeadlineExceeded) || last == nil || last.Command.Lifecycle != LifecycleSuspended {
+		t.Errorf("suspended: %+v %v", last, err)
+	}
+	canceled, err := c.CancelCommand(ctx, cmd)
+	if err != nil || canceled.Command.Lifecycle != LifecycleError || canceled.Command.Error == nil || canceled.Command.Error.Cause != "canceled" {
+		t.Errorf("cancel: %+v %v", canceled, err)
+	}
+	if again, err := c.CancelCommand(ctx, canceled); err != nil || again.Command.Error.Cause != "canceled" {
+		t.Errorf("second cancel: %+v %v", again, err)
+	}
+	if _, err := c.GetCommand(ctx, "c-999"); !IsNotFound(err) {
+		t.Errorf("missing command: %v", err)
 	}
 }

@@ -9,11 +9,14 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -267,4 +270,149 @@ func publishDirect(t *testing.T, p *proxiedPlatform, alias string) *Score {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// blockedPage is what a WAF or a captive portal answers in the platform's place.
+var blockedPage = &faultproxy.Answer{
+	Status: http.StatusOK, Header: http.Header{"Content-Type": {"text/html; charset=utf-8"}},
+	Body: "<!DOCTYPE html><html><body><h1>Request blocked</h1></body></html>",
+}
+
+// churn is another client of a shared platform: it publishes new scores and deletes
+// scores that were there before, at a steady rate, until stopped. A score is marked
+// deleted before its DELETE is sent, so "never deleted" is never claimed of a score
+// that may be gone.
+type churn struct {
+	mu        sync.Mutex
+	deleted   map[string]bool
+	victims   []string // scores it may delete, in random order
+	published atomic.Int64
+	failed    atomic.Value // the first error
+	stop      chan struct{}
+	done      sync.WaitGroup
+}
+
+// startChurn publishes and deletes (one of victims, in their order or shuffled)
+// perSecond times a second each, in workers goroutines, until the test ends or halt
+// is called.
+func startChurn(t *testing.T, c *Client, victims []string, perSecond, workers int, shuffle bool) *churn {
+	t.Helper()
+	ch := &churn{deleted: map[string]bool{}, victims: append([]string(nil), victims...), stop: make(chan struct{})}
+	if shuffle {
+		rand.Shuffle(len(ch.victims), func(i, j int) { ch.victims[i], ch.victims[j] = ch.victims[j], ch.victims[i] })
+	}
+	interval := time.Duration(workers) * time.Second / time.Duration(perSecond)
+	ctx := context.Background()
+	for w := range workers {
+		ch.done.Go(func() {
+			tick := time.NewTicker(interval)
+			defer tick.Stop()
+			for i := 0; ; i++ {
+				select {
+				case <-ch.stop:
+					return
+				case <-tick.C:
+				}
+				if _, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: fmt.Sprintf("https://cdn.example/churn-%d-%d.sib", w, i)}); err != nil {
+					ch.failed.CompareAndSwap(nil, err)
+				}
+				ch.published.Add(1)
+				ch.mu.Lock()
+				if len(ch.victims) == 0 {
+					ch.mu.Unlock()
+					continue
+				}
+				victim := ch.victims[0]
+				ch.victims = ch.victims[1:]
+				ch.deleted[victim] = true
+				ch.mu.Unlock()
+				if err := c.DeleteScore(ctx, victim, false); err != nil {
+					ch.failed.CompareAndSwap(nil, err)
+				}
+			}
+		})
+	}
+	t.Cleanup(ch.halt)
+	return ch
+}
+
+// halt stops the churn and waits for its requests to end.
+func (ch *churn) halt() {
+	select {
+	case <-ch.stop:
+	default:
+		close(ch.stop)
+	}
+	ch.done.Wait()
+}
+
+// isDeleted reports whether the churn has deleted (or is deleting) the score.
+func (ch *churn) isDeleted(id string) bool {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	return ch.deleted[id]
+}
+
+// listOrders are the two list orders a walk meets: the contract's (oldest first) and
+// the newest first of contract §V9.
+var listOrders = []struct {
+	name     string
+	readings emulator.Readings
+}{
+	{"oldest first", emulator.Readings{}},
+	{"newest first", emulator.Readings{NewestFirst: true}},
+}
+
+// seededChurnEnv is an emulator holding n scores, answering after latency, with the
+// readings given, and a client of it.
+func seededChurnEnv(t *testing.T, n int, latency time.Duration, readings emulator.Readings) (*emuEnv, *Client) {
+	t.Helper()
+	seed := &emulator.Seed{}
+	for i := range n {
+		seed.Scores = append(seed.Scores, emulator.SeedScore{ScoreURL: fmt.Sprintf("https://cdn.example/seeded-%d.sib", i)})
+	}
+	env := newEmuEnv(t, emulator.Options{RenderDelay: -1, Seed: seed,
+		Faults: emulator.Faults{LatencyMs: int(latency / time.Millisecond), Readings: readings}})
+	return env, env.client()
+}
+
+// readingEnv is an emulator serving the named readings and a client of it.
+func readingEnv(t *testing.T, names ...string) (*emuEnv, *Client) {
+	t.Helper()
+	var r emulator.Readings
+	for _, n := range names {
+		if err := r.Set(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := newEmuEnv(t, emulator.Options{Faults: emulator.Faults{Readings: r}})
+	return env, env.client()
+}
+
+// proxiedClient returns a client whose every request passes through a fault proxy in
+// front of env's emulator.
+func (env *emuEnv) proxiedClient() (*Client, *faultproxy.Proxy) {
+	env.t.Helper()
+	p := faultproxy.Start(env.srv.URL)
+	env.t.Cleanup(p.Close)
+	c := env.client(func(cfg *Config) {
+		cfg.AdminURL = env.emu.AdminURL(p.URL)
+		cfg.PlatformURL = env.emu.PlatformURL(p.URL)
+	})
+	return c, p
+}
+
+// setStatus returns a body rewrite that sets score.status in a score answer (any
+// other answer, such as the empty one of a request the client gave up on at its
+// deadline, passes unchanged).
+func setStatus(status string) func([]byte) []byte {
+	return func(b []byte) []byte {
+		var doc map[string]map[string]any
+		if err := json.Unmarshal(b, &doc); err != nil || doc["score"] == nil {
+			return b
+		}
+		doc["score"]["status"] = status
+		out, _ := json.Marshal(doc)
+		return out
+	}
 }

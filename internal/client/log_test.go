@@ -15,6 +15,7 @@ import (
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
 func TestLogsCarryNoSecrets(t *testing.T) {
@@ -80,4 +81,51 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+func TestEchoedSecretsAreMasked(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{})
+	c, p := env.proxiedClient()
+	// A gateway that echoes the login form in its error; a token endpoint that quotes
+	// the password in its description.
+	p.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/login$`, Respond: &faultproxy.Answer{
+		Status: 400, Header: http.Header{"Content-Type": {"text/plain"}},
+		Body: "bad request: user=admin&pass=" + emulatortest.AdminPassword + "&r=createsession",
+	}})
+	p.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/ropc/default$`, Respond: &faultproxy.Answer{
+		Status: 400, Header: http.Header{"Content-Type": {"application/json"}},
+		Body: `{"error":"invalid_grant","error_description":"password ` + emulatortest.Password + ` is wrong for alice"}`,
+	}})
+	_, adminErr := c.GetExternalAuthentication(env.ctx)
+	_, platformErr := c.ListScores(env.ctx, ListScoresInput{})
+	for name, err := range map[string]error{"admin": adminErr, "platform": platformErr} {
+		if err == nil {
+			t.Fatalf("%s: no error", name)
+		}
+		for _, secret := range []string{emulatortest.AdminPassword, emulatortest.Password} {
+			if strings.Contains(err.Error(), secret) {
+				t.Errorf("%s error shows a secret: %v", name, err)
+			}
+		}
+		if !strings.Contains(err.Error(), "***") {
+			t.Errorf("%s error: want the echoed secret masked, got %v", name, err)
+		}
+	}
+	// The logs are checked for every secret when the test ends (emuEnv.checkLogs).
+}
+
+func TestAddressesArePrintedRedacted(t *testing.T) {
+	t.Parallel()
+	_, err := New(Config{AdminURL: "ftp://root:hunter2@host/api/v1"})
+	if err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("got %v", err)
+	}
+	c, err := New(Config{PlatformURL: "https://u:hunter2@host", AdminURL: "https://u:hunter2@host/api/v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.maskText("answer: hunter2"); strings.Contains(got, "hunter2") {
+		t.Errorf("a password in an address is not masked: %q", got)
+	}
 }

@@ -7,10 +7,12 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
 // stepClock is the rendering wait's clock in tests: the wait's loop asks for a timer
@@ -345,5 +347,51 @@ func TestRenderWaitClockStep(t *testing.T) {
 	}
 	if took := p.clk.now().Sub(start); took > 3*time.Second {
 		t.Errorf("the wave after the step waited %s for scores that render in 1s", took)
+	}
+}
+
+func TestWaitForRenderingWaitsOutUnknownStatuses(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{RenderDelay: -1})
+	c, p := env.proxiedClient()
+	s, err := c.PublishScore(env.ctx, PublishScoreInput{ScoreURL: "https://cdn.example/q.sib"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, status := range []string{"queued", "failed", "ERROR"} {
+		p.Clear()
+		p.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/scores/[^/]+$`, Body: setStatus(status)})
+		// Long enough for the first read on a loaded machine.
+		ctx, cancel := context.WithTimeout(env.ctx, 2*time.Second)
+		got, err := c.WaitForRendering(ctx, s.ID)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) || got == nil || got.Status != status {
+			t.Errorf("status %q: got %+v, %v; want to wait until the deadline", status, got, err)
+		}
+	}
+}
+
+func TestWaitForRendering(t *testing.T) {
+	t.Parallel()
+	f := newProxiedPlatform(t, emulator.Options{})
+	var n atomic.Int32
+	f.handle("GET "+routeScores+"/s1", func(w http.ResponseWriter, r *http.Request) {
+		status := []string{"pending", "rendering", "idle"}[min(int(n.Add(1))-1, 2)]
+		writeJSON(w, 200, map[string]any{"score": scoreJSON("s1", "https://x/s", "", status)})
+	})
+	c := newTestClient(t, f.config())
+	s, err := c.WaitForRendering(context.Background(), "s1")
+	if err != nil || s.Status != ScoreStatusIdle || n.Load() != 3 {
+		t.Fatalf("got %+v %v after %d polls", s, err, n.Load())
+	}
+	f.handle("GET "+routeScores+"/s2", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 200, map[string]any{"score": scoreJSON("s2", "https://x/s", "", "pending")})
+	})
+	// Generous: the first read must come back before the deadline on a loaded machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	s, err = c.WaitForRendering(ctx, "s2")
+	if !errors.Is(err, context.DeadlineExceeded) || s == nil || s.Status != "pending" {
+		t.Fatalf("timeout: %+v %v", s, err)
 	}
 }

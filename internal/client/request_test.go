@@ -4,9 +4,11 @@ package client
 
 import (
 	"context"
-	"errors"
 	"net/http"
+	"net/url"
+	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -61,56 +63,6 @@ func TestWireDetails(t *testing.T) {
 	}
 	if _, err := c.ListScores(context.Background(), ListScoresInput{Limit: 101}); err == nil {
 		t.Error("limit 101 accepted")
-	}
-}
-
-func TestRetryAfterIsHonoured(t *testing.T) {
-	t.Parallel()
-	for _, status := range []int{http.StatusTooManyRequests, http.StatusServiceUnavailable} {
-		f := newProxiedPlatform(t, emulator.Options{})
-		var n atomic.Int32
-		f.handle("GET "+routeScores+"/s1", func(w http.ResponseWriter, r *http.Request) {
-			if n.Add(1) == 1 {
-				w.Header().Set("Retry-After", "1")
-				writeProblem(w, status, "publishing/TOO_MANY_REQUESTS", "slow down")
-				return
-			}
-			writeJSON(w, 200, map[string]any{"score": scoreJSON("s1", "https://x/s", "", "idle")})
-		})
-		c := newTestClient(t, f.config())
-		if _, err := c.GetScore(context.Background(), "x"); err == nil {
-			t.Fatal("warm-up: want not found")
-		}
-		start := time.Now()
-		s, err := c.GetScore(context.Background(), "s1")
-		if err != nil {
-			t.Fatalf("%d: %v", status, err)
-		}
-		if d := time.Since(start); d < time.Second {
-			t.Errorf("%d: retried after %v, want ≥ 1s", status, d)
-		}
-		if s.ID != "s1" || n.Load() != 2 {
-			t.Errorf("%d: score %v after %d requests", status, s.ID, n.Load())
-		}
-	}
-}
-
-func TestRetriesExhausted(t *testing.T) {
-	t.Parallel()
-	f := newProxiedPlatform(t, emulator.Options{})
-	f.handle("GET "+routeScores+"/s1", func(w http.ResponseWriter, r *http.Request) {
-		writeProblem(w, 503, "publishing/SERVICE_UNAVAILABLE", "down")
-	})
-	cfg := f.config()
-	cfg.MaxRetries = 2
-	c := newTestClient(t, cfg)
-	_, err := c.GetScore(context.Background(), "s1")
-	var apiErr *APIError
-	if !errors.As(err, &apiErr) || apiErr.Status != 503 || apiErr.Code != "publishing/SERVICE_UNAVAILABLE" {
-		t.Fatalf("got %v", err)
-	}
-	if n := f.count("GET " + routeScores + "/s1"); n != 3 {
-		t.Errorf("attempts %d, want 3", n)
 	}
 }
 
@@ -182,24 +134,166 @@ func TestIdempotentCallRetriedAfterDroppedConnection(t *testing.T) {
 	}
 }
 
-func TestBackoff(t *testing.T) {
+func TestEmulatorRequestCounts(t *testing.T) {
 	t.Parallel()
-	for attempt := range 40 {
-		d := backoff(100*time.Millisecond, 2*time.Second, attempt, nil)
-		want := min(100*time.Millisecond<<min(attempt, 20), 2*time.Second)
-		if d < want/2 || d > want {
-			t.Errorf("attempt %d: %v not in [%v, %v]", attempt, d, want/2, want)
+	env := newEmuEnv(t, emulator.Options{})
+	c := env.client()
+	ctx := env.ctx
+
+	s, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: "https://cdn.example/a.sib"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := env.stats()
+	// First platform call: GET /auth, GET identity providers, password grant, token
+	// information (for the links Close needs), the call.
+	if n := first.TotalRequests(); n != 5 {
+		t.Errorf("first call cost %d requests, want 5: %v", n, first.Requests)
+	}
+	for range 3 {
+		if _, err := c.GetScore(ctx, s.ID); err != nil {
+			t.Fatal(err)
 		}
 	}
-	resp := &http.Response{StatusCode: 429, Header: http.Header{"Retry-After": {"3"}}}
-	if d := backoff(time.Millisecond, time.Second, 0, resp); d != 3*time.Second {
-		t.Errorf("Retry-After: %v", d)
+	after := env.stats()
+	if n := after.TotalRequests() - first.TotalRequests(); n != 3 {
+		t.Errorf("3 refreshes cost %d requests, want 3: %v", n, after.Requests)
 	}
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	if d, ok := parseRetryAfter(now.Add(5*time.Second).Format(http.TimeFormat), now); !ok || d != 5*time.Second {
-		t.Errorf("HTTP date: %v %v", d, ok)
+	if _, err := c.GetExternalAuthentication(ctx); err != nil {
+		t.Fatal(err)
 	}
-	if _, ok := parseRetryAfter("soon", now); ok {
-		t.Error("garbage accepted")
+	if n := env.stats().TotalRequests() - after.TotalRequests(); n != 2 {
+		t.Errorf("first admin call cost %d requests, want 2 (login + call)", n)
+	}
+	before := env.stats().TotalRequests()
+	if _, err := c.GetExternalAuthentication(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := env.stats().TotalRequests() - before; n != 1 {
+		t.Errorf("admin read cost %d requests, want 1", n)
+	}
+	before = env.stats().TotalRequests()
+	if _, err := c.GetCommand(ctx, "c-404"); !IsNotFound(err) {
+		t.Fatalf("command: %v", err)
+	}
+	if _, err := c.GetCommand(ctx, "c-405"); !IsNotFound(err) {
+		t.Fatalf("command: %v", err)
+	}
+	if n := env.stats().TotalRequests() - before; n != 3 {
+		t.Errorf("two command reads cost %d requests, want 3 (registry once + 2)", n)
+	}
+	before = env.stats().TotalRequests()
+	if err := c.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Close: DELETE removal and GET /logout, side by side (the removal link was read
+	// right after the grant).
+	if n := env.stats().TotalRequests() - before; n != 2 {
+		t.Errorf("Close cost %d requests, want 2", n)
+	}
+}
+
+// TestSeeOtherAfterWrite: a token extension and removal answered 303 See Other on the
+// same host were carried out (contract §0 as amended): the removal no longer fails
+// with "the platform redirected DELETE", the extension no longer counts as failed
+// (which granted a new token and left the extended one live).
+func TestSeeOtherAfterWrite(t *testing.T) {
+	t.Parallel()
+	env, c := readingEnv(t, "seeOtherWrites")
+	tok, err := c.GrantAccessToken(env.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	extended, err := c.ExtendAccessToken(env.ctx, tok)
+	if err != nil {
+		t.Fatalf("extend: %v", err)
+	}
+	if extended.Token != tok.Token || !extended.ExpiresAt.After(time.Now()) {
+		t.Errorf("the extended token: %+v", extended)
+	}
+	if err := c.RemoveAccessToken(env.ctx, extended); err != nil {
+		t.Fatalf("remove: %v", err)
+	}
+	if st := env.stats(); st.LiveTokens != 0 || st.Logins["oauth"] != 1 {
+		t.Errorf("%d tokens live after %d grants, want 0 after 1", st.LiveTokens, st.Logins["oauth"])
+	}
+}
+
+// TestSeeOtherIsSuccessOnlyForAWriteOnItsHost: a 303 is a write's success only on the
+// host the write went to; to another host, or to a GET, it stays a redirect.
+func TestSeeOtherIsSuccessOnlyForAWriteOnItsHost(t *testing.T) {
+	t.Parallel()
+	at, _ := url.Parse("https://platform.example/auth/tokens/current")
+	for _, tc := range []struct {
+		method, location string
+		status           int
+		want             bool
+	}{
+		{http.MethodDelete, "/auth", http.StatusSeeOther, true},
+		{http.MethodPost, "https://PLATFORM.example:443/auth/tokens/current", http.StatusSeeOther, true},
+		{http.MethodDelete, "https://elsewhere.example/auth", http.StatusSeeOther, false},
+		{http.MethodDelete, "", http.StatusSeeOther, false},
+		{http.MethodGet, "/auth", http.StatusSeeOther, false},
+		{http.MethodDelete, "/auth", http.StatusFound, false},
+	} {
+		resp := &response{status: tc.status, header: http.Header{"Location": {tc.location}}, url: at}
+		if got := seeOtherAfterWrite(&request{method: tc.method}, resp); got != tc.want {
+			t.Errorf("%s answered %d to %q: success %v, want %v", tc.method, tc.status, tc.location, got, tc.want)
+		}
+	}
+}
+
+// TestForbiddenIsNotAnExpiredTokenWhenTheTokenIsValid: a 403 from something in front
+// of the platform, with the token still valid, is reported, and the token neither
+// dropped nor replaced.
+func TestForbiddenIsNotAnExpiredTokenWhenTheTokenIsValid(t *testing.T) {
+	t.Parallel()
+	env, c := readingEnv(t, "refuseGetBody")
+	if _, err := c.ListScores(env.ctx, ListScoresInput{}); err != nil {
+		t.Fatal(err)
+	}
+	c.showGetBody(env.ctx, "a test") // as if a platform had asked for a body
+	_, err := c.ListScores(env.ctx, ListScoresInput{Limit: 1})
+	if !IsForbidden(err) {
+		t.Errorf("a list refused by the CDN: %v, want 403", err)
+	}
+	if st := env.stats(); st.Logins["oauth"] != 1 || st.LiveTokens != 1 {
+		t.Errorf("%d grants and %d tokens live, want 1 and 1", st.Logins["oauth"], st.LiveTokens)
+	}
+}
+
+// TestAnswerSizeIsBounded streams a 100 MB answer: the call fails naming the bound,
+// without reading (or holding) the whole answer.
+func TestAnswerSizeIsBounded(t *testing.T) {
+	t.Parallel()
+	f := newProxiedPlatform(t, emulator.Options{})
+	chunk := []byte(`{"score": {"id": "` + strings.Repeat("x", 1<<20) + `"}}`)[:1<<20]
+	var sent int
+	var mu sync.Mutex
+	f.handle("GET "+routeScores+"/big", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		for range 100 {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+			mu.Lock()
+			sent++
+			mu.Unlock()
+		}
+	})
+	c := newTestClient(t, f.config())
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := c.GetScore(context.Background(), "big")
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "answer larger than 8 MiB") {
+		t.Fatalf("want an error naming the size bound, got %v", err)
+	}
+	if n := f.count("GET " + routeScores + "/big"); n != 1 {
+		t.Errorf("%d attempts, want 1: an oversized answer is not asked for again", n)
+	}
+	if grown := after.TotalAlloc - before.TotalAlloc; grown > 64<<20 {
+		t.Errorf("reading allocated %d MiB, want far less than the 100 MiB answer", grown>>20)
 	}
 }

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -355,5 +357,84 @@ func TestRefreshScorePagesFollowTheWaitingReads(t *testing.T) {
 	n, gets := proxy.Count(http.MethodGet, `/scores$`), proxy.Count(http.MethodGet, `/scores/[0-9a-f-]{36}$`)-getsBefore
 	if n > 20 || (n < 20 && gets == 0) {
 		t.Errorf("%d pages read (and %d GETs) to find the newest scores of 2,000, want all 20 pages", n, gets)
+	}
+}
+
+// TestRefreshUnderChurn: the batched refresh answers as GETs do while another client
+// publishes and deletes: every score present all along is found, every score deleted
+// before the refresh is gone, in either list order (contract §V9).
+func TestRefreshUnderChurn(t *testing.T) {
+	t.Parallel()
+	for _, order := range listOrders {
+		t.Run(order.name, func(t *testing.T) {
+			t.Parallel()
+			env, c := seededChurnEnv(t, 1500, 5*time.Millisecond, order.readings)
+			all, err := c.ListAllScores(env.ctx, ScoreCriteria{}, 0, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := make([]string, len(all))
+			for i, s := range all {
+				ids[i] = s.ID
+			}
+			// Every other score may be deleted by the churn; of the others, 50 are deleted
+			// now and the rest stay.
+			var victims, gone, kept []string
+			for i, id := range ids {
+				switch {
+				case i%2 == 0:
+					victims = append(victims, id)
+				case len(gone) < 50:
+					gone = append(gone, id)
+				default:
+					kept = append(kept, id)
+				}
+			}
+			writer := env.client()
+			for _, id := range gone {
+				if err := writer.DeleteScore(env.ctx, id, false); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ch := startChurn(t, writer, victims, 60, 3, true)
+			reads := append(append([]string(nil), kept...), gone...)
+			for round := range 2 {
+				reader := env.client() // a new provider process: a refresh of its own
+				var wrong atomic.Int64
+				var wg sync.WaitGroup
+				work := make(chan string)
+				for range 10 { // Terraform's default parallelism
+					wg.Go(func() {
+						for id := range work {
+							s, err := reader.RefreshScore(context.Background(), id)
+							isGone := slices.Contains(gone, id)
+							switch {
+							case isGone && !IsNotFound(err):
+								t.Errorf("round %d: score %s, deleted before the refresh: %+v, %v", round, id, s, err)
+								wrong.Add(1)
+							case !isGone && (err != nil || s.ID != id):
+								t.Errorf("round %d: score %s, present all along: %+v, %v", round, id, s, err)
+								wrong.Add(1)
+							}
+						}
+					})
+				}
+				for _, id := range reads {
+					work <- id
+				}
+				close(work)
+				wg.Wait()
+				if wrong.Load() > 0 {
+					t.Fatalf("round %d: %d of %d reads answered otherwise than a GET", round, wrong.Load(), len(reads))
+				}
+			}
+			ch.halt()
+			if ch.published.Load() < 10 {
+				t.Fatalf("the churn published only %d scores: the test proves nothing", ch.published.Load())
+			}
+			requests := env.stats().Requests
+			t.Logf("%d reads in 2 rounds, %d scores published and deleted meanwhile; requests: %v", 2*len(reads),
+				ch.published.Load(), requests)
+		})
 	}
 }

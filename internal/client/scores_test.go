@@ -7,130 +7,16 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
-
-func TestPublishWithUnknownOutcome(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-
-	// Without an alias, every lost answer is followed by a look for the score by its
-	// scoreUrl; when none was created, the publish is sent again, max_retries times.
-	t.Run("no alias, nothing created", func(t *testing.T) {
-		t.Parallel()
-		f := newProxiedPlatform(t, emulator.Options{})
-		f.handle("POST "+routeScores, func(w http.ResponseWriter, r *http.Request) { dropConnection(w) })
-		cfg := f.config()
-		cfg.MaxRetries = 2
-		c := newTestClient(t, cfg)
-		_, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: "https://cdn/a.sib"})
-		var u *UnknownOutcomeError
-		if !errors.As(err, &u) || !strings.Contains(err.Error(), "score may have been created") {
-			t.Fatalf("got %v", err)
-		}
-		if p, l := f.count("POST "+routeScores), f.count("GET "+routeScores); p != 3 || l != 3 {
-			t.Errorf("POST %d, list %d, want 3 and 3", p, l)
-		}
-	})
-
-	t.Run("alias created then dropped", func(t *testing.T) {
-		t.Parallel()
-		f := newProxiedPlatform(t, emulator.Options{})
-		var created atomic.Bool
-		f.handle("POST "+routeScores, func(w http.ResponseWriter, r *http.Request) {
-			if created.Swap(true) {
-				writeProblem(w, 409, "publishing/CONFLICT", "alias taken")
-				return
-			}
-			dropConnection(w)
-		})
-		f.handle("GET "+routeScores+"/my-alias", func(w http.ResponseWriter, r *http.Request) {
-			writeJSON(w, 200, map[string]any{"score": freshScoreJSON("id-1", "my-alias", "pending")})
-		})
-		c := newTestClient(t, f.config())
-		s, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: "https://cdn/a.sib", Alias: "my-alias"})
-		if err != nil || s.ID != "id-1" || s.Alias != "my-alias" {
-			t.Fatalf("got %+v, %v", s, err)
-		}
-		if p, g := f.count("POST "+routeScores), f.count("GET "+routeScores+"/my-alias"); p != 1 || g != 1 {
-			t.Errorf("POST %d GET %d, want 1 and 1", p, g)
-		}
-	})
-
-	t.Run("alias lost then published", func(t *testing.T) {
-		t.Parallel()
-		f := newProxiedPlatform(t, emulator.Options{})
-		var posts atomic.Int32
-		f.handle("POST "+routeScores, func(w http.ResponseWriter, r *http.Request) {
-			if posts.Add(1) == 1 {
-				dropConnection(w)
-				return
-			}
-			writeJSON(w, 200, map[string]any{"score": scoreJSON("id-2", "https://cdn/a.sib", "b", "pending")})
-		})
-		c := newTestClient(t, f.config())
-		s, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: "https://cdn/a.sib", Alias: "b"})
-		if err != nil || s.ID != "id-2" {
-			t.Fatalf("got %+v, %v", s, err)
-		}
-		if p, g := f.count("POST "+routeScores), f.count("GET "+routeScores+"/b"); p != 2 || g != 1 {
-			t.Errorf("POST %d GET %d, want 2 and 1", p, g)
-		}
-	})
-
-	t.Run("alias held by another score", func(t *testing.T) {
-		t.Parallel()
-		f := newProxiedPlatform(t, emulator.Options{})
-		f.handle("POST "+routeScores, func(w http.ResponseWriter, r *http.Request) { dropConnection(w) })
-		f.handle("GET "+routeScores+"/c", func(w http.ResponseWriter, r *http.Request) {
-			writeJSON(w, 200, map[string]any{"score": scoreJSON("id-3", "https://cdn/OTHER.sib", "c", "idle")})
-		})
-		c := newTestClient(t, f.config())
-		_, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: "https://cdn/a.sib", Alias: "c"})
-		if !IsConflict(err) {
-			t.Fatalf("got %v, want a conflict", err)
-		}
-	})
-
-	t.Run("clean conflict is not success", func(t *testing.T) {
-		t.Parallel()
-		f := newProxiedPlatform(t, emulator.Options{})
-		f.handle("POST "+routeScores, func(w http.ResponseWriter, r *http.Request) {
-			writeProblem(w, 409, "publishing/CONFLICT", "alias taken")
-		})
-		c := newTestClient(t, f.config())
-		_, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: "https://cdn/a.sib", Alias: "d"})
-		if !IsConflict(err) || f.count("GET "+routeScores+"/d") != 0 {
-			t.Fatalf("got %v", err)
-		}
-	})
-
-	t.Run("attempt timeout with alias", func(t *testing.T) {
-		t.Parallel()
-		f := newProxiedPlatform(t, emulator.Options{})
-		f.handle("POST "+routeScores, func(w http.ResponseWriter, r *http.Request) {
-			time.Sleep(400 * time.Millisecond) // longer than RequestTimeout
-			writeJSON(w, 200, map[string]any{"score": scoreJSON("id-4", "https://cdn/a.sib", "e", "pending")})
-		})
-		f.handle("GET "+routeScores+"/e", func(w http.ResponseWriter, r *http.Request) {
-			writeJSON(w, 200, map[string]any{"score": freshScoreJSON("id-4", "e", "pending")})
-		})
-		cfg := f.config()
-		cfg.RequestTimeout = 150 * time.Millisecond
-		c := newTestClient(t, cfg)
-		s, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: "https://cdn/a.sib", Alias: "e"})
-		if err != nil || s.ID != "id-4" || f.count("POST "+routeScores) != 1 {
-			t.Fatalf("got %+v, %v after %d POSTs", s, err, f.count("POST "+routeScores))
-		}
-	})
-}
 
 func TestAllScoresPaging(t *testing.T) {
 	t.Parallel()
@@ -179,27 +65,245 @@ func TestAllScoresPaging(t *testing.T) {
 	}
 }
 
-func TestWaitForRendering(t *testing.T) {
+func TestEmulatorScores(t *testing.T) {
 	t.Parallel()
-	f := newProxiedPlatform(t, emulator.Options{})
-	var n atomic.Int32
-	f.handle("GET "+routeScores+"/s1", func(w http.ResponseWriter, r *http.Request) {
-		status := []string{"pending", "rendering", "idle"}[min(int(n.Add(1))-1, 2)]
-		writeJSON(w, 200, map[string]any{"score": scoreJSON("s1", "https://x/s", "", status)})
-	})
-	c := newTestClient(t, f.config())
-	s, err := c.WaitForRendering(context.Background(), "s1")
-	if err != nil || s.Status != ScoreStatusIdle || n.Load() != 3 {
-		t.Fatalf("got %+v %v after %d polls", s, err, n.Load())
+	env := newEmuEnv(t, emulator.Options{})
+	c := env.client()
+	ctx := env.ctx
+
+	s, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: "https://cdn.example/one.sib", Alias: "one", Transpose: true})
+	if err != nil {
+		t.Fatal(err)
 	}
-	f.handle("GET "+routeScores+"/s2", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, 200, map[string]any{"score": scoreJSON("s2", "https://x/s", "", "pending")})
-	})
-	// Generous: the first read must come back before the deadline on a loaded machine.
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	s, err = c.WaitForRendering(ctx, "s2")
-	if !errors.Is(err, context.DeadlineExceeded) || s == nil || s.Status != "pending" {
-		t.Fatalf("timeout: %+v %v", s, err)
+	if s.ID == "" || s.Alias != "one" || !s.Transpose || s.Status != ScoreStatusPending || s.Publisher != "alice" || s.CreatedAt.IsZero() || len(s.Raw) == 0 {
+		t.Errorf("published %+v", s)
+	}
+	if _, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: "https://cdn.example/other.sib", Alias: "one"}); !IsConflict(err) {
+		t.Errorf("duplicate alias: %v", err)
+	}
+	if _, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: "not a url"}); !IsBadArgument(err) {
+		t.Errorf("bad URL: %v", err)
+	}
+	byAlias, err := c.GetScore(ctx, "one")
+	if err != nil || byAlias.ID != s.ID {
+		t.Fatalf("by alias: %+v %v", byAlias, err)
+	}
+	done, err := c.WaitForRendering(ctx, s.ID)
+	if err != nil || done.Status != ScoreStatusIdle || done.PageCount() < 1 || done.UpdatedAt.Before(done.CreatedAt) {
+		t.Fatalf("rendered: %+v %v", done, err)
+	}
+	bad, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: "https://cdn.invalid/broken.sib"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bad, err = c.WaitForRendering(ctx, bad.ID); err != nil || bad.Status != ScoreStatusError || bad.PageCount() != 0 {
+		t.Fatalf("broken score: %+v %v", bad, err)
+	}
+
+	idle, err := c.ListScores(ctx, ListScoresInput{Criteria: ScoreCriteria{Status: ScoreStatusIdle}})
+	if err != nil || len(idle) != 1 || idle[0].ID != s.ID {
+		t.Errorf("idle scores %v %v", idle, err)
+	}
+	byURL, err := c.ListScores(ctx, ListScoresInput{Criteria: ScoreCriteria{ScoreURL: "https://cdn.invalid/broken.sib"}})
+	if err != nil || len(byURL) != 1 || byURL[0].ID != bad.ID {
+		t.Errorf("by URL %v %v", byURL, err)
+	}
+	byAliasList, err := c.ListScores(ctx, ListScoresInput{Criteria: ScoreCriteria{Alias: "one"}, Limit: 1})
+	if err != nil || len(byAliasList) != 1 {
+		t.Errorf("by alias %v %v", byAliasList, err)
+	}
+	if n, err := c.CountScores(ctx, CountScoresInput{}); err != nil || n != 2 {
+		t.Errorf("count %d %v", n, err)
+	}
+	if n, err := c.CountScores(ctx, CountScoresInput{Criteria: ScoreCriteria{Status: ScoreStatusError}}); err != nil || n != 1 {
+		t.Errorf("count errors %d %v", n, err)
+	}
+	if n, err := c.CountScores(ctx, CountScoresInput{Offset: 1, Limit: 5}); err != nil || n != 1 {
+		t.Errorf("count from offset %d %v", n, err)
+	}
+
+	printable := true
+	v, err := c.CreateView(ctx, "one", ViewInput{Printable: &printable, Pages: "1-2,4", LicenseString: "CC-BY", Lang: "fr-CA", ExpiresIn: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.ID == "" || v.ScoreID != s.ID || !strings.Contains(v.ViewerURL, "/viewer/") || !v.Settings.Printable ||
+		v.Settings.Pages != "1-2,4" || v.Settings.LicenseString != "CC-BY" || v.Settings.Lang != "fr-CA" {
+		t.Errorf("view %+v", v)
+	}
+	if d := v.ExpiresAt.Sub(v.CreatedAt); d != time.Minute {
+		t.Errorf("view lifetime %v", d)
+	}
+	if v, err := c.CreateView(ctx, s.ID, ViewInput{}); err != nil || v.ExpiresAt.Sub(v.CreatedAt) != 2*time.Hour {
+		t.Errorf("default view: %+v %v", v, err)
+	}
+	if _, err := c.CreateView(ctx, s.ID, ViewInput{Pages: "3-1"}); !IsBadArgument(err) {
+		t.Errorf("bad pages: %v", err)
+	}
+	if _, err := c.CreateView(ctx, "missing", ViewInput{}); !IsNotFound(err) {
+		t.Errorf("view of missing score: %v", err)
+	}
+
+	h, err := c.Health(ctx)
+	if err != nil || !h.Healthy || h.Status != "ok" || h.Verifier != "default" {
+		t.Errorf("health %+v %v", h, err)
+	}
+
+	if err := c.DeleteScore(ctx, "one", true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.GetScore(ctx, s.ID); !IsNotFound(err) {
+		t.Errorf("deleted score: %v", err)
+	}
+	if err := c.DeleteScore(ctx, s.ID, false); !IsNotFound(err) {
+		t.Errorf("second delete: %v", err)
+	}
+	var apiErr *APIError
+	if _, err := c.GetScore(ctx, "nope"); !errors.As(err, &apiErr) || apiErr.Code != "publishing/NOT_FOUND" || apiErr.Message == "" {
+		t.Errorf("not found error: %v", err)
+	}
+}
+
+func TestEmulatorPagingCounts(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{RenderDelay: -1})
+	c := env.client()
+	ctx := env.ctx
+	for i := range 250 {
+		if _, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: fmt.Sprintf("https://cdn.example/%d.sib", i%3)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := env.stats().Requests["GET "+routeScores]
+	all, err := c.ListAllScores(ctx, ScoreCriteria{}, 0, 0)
+	if err != nil || len(all) != 250 {
+		t.Fatalf("got %d scores, %v", len(all), err)
+	}
+	if n := env.stats().Requests["GET "+routeScores] - before; n != 3 {
+		t.Errorf("list requests %d, want 3", n)
+	}
+	seen := map[string]bool{}
+	for _, s := range all {
+		seen[s.ID] = true
+	}
+	if len(seen) != 250 {
+		t.Errorf("%d distinct scores", len(seen))
+	}
+	some, err := c.ListAllScores(ctx, ScoreCriteria{ScoreURL: "https://cdn.example/0.sib"}, 5, 50)
+	if err != nil || len(some) != 50 {
+		t.Fatalf("filtered: %d %v", len(some), err)
+	}
+	if n, err := c.CountScores(ctx, CountScoresInput{Criteria: ScoreCriteria{ScoreURL: "https://cdn.example/0.sib"}}); err != nil || n != 84 {
+		t.Errorf("count %d %v", n, err)
+	}
+}
+
+// TestPagingWithoutProgressStops: a platform that answers every page with the same
+// scores ends the walk with an error naming it, for the listing and for the batched
+// refresh (which falls back to one GET per score).
+func TestPagingWithoutProgressStops(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{RenderDelay: -1})
+	var ids []string
+	for i := range 250 {
+		s, err := env.client().PublishScore(env.ctx, PublishScoreInput{ScoreURL: fmt.Sprintf("https://cdn.example/%d.sib", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, s.ID)
+	}
+	c, p := env.proxiedClient()
+	p.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/scores$`, Query: func(q url.Values) { q.Del("offset") }})
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.ListAllScores(env.ctx, ScoreCriteria{}, 0, 0)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		var paging *PagingError
+		if !errors.As(err, &paging) || paging.Offset != 100-WalkOverlap || !strings.Contains(err.Error(), "only scores already listed") {
+			t.Fatalf("got %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the walk over pages that repeat themselves did not stop")
+	}
+
+	// The batched refresh: pages that repeat themselves are not trusted; every read
+	// is answered, by GET.
+	for _, id := range ids[200:] {
+		s, err := c.RefreshScore(env.ctx, id)
+		if err != nil || s.ID != id {
+			t.Fatalf("refresh of %s: %+v, %v", id, s, err)
+		}
+	}
+}
+
+// TestGetCarriesNoBodyUnasked: behind a CDN that refuses any GET with a body (403), the
+// list and the count work, and no 403 is taken for an expired token (an apply left 3
+// tokens live and made 5 grants); on a platform that reads the parameters from a body
+// only, a GET carries one once the platform has shown it ignores the query.
+func TestGetCarriesNoBodyUnasked(t *testing.T) {
+	t.Parallel()
+	for _, readings := range [][]string{{"refuseGetBody"}, {"refuseGetBody", "countGetOnly"}, {"bodyParamsOnly"}, {"bodyParamsOnly", "countGetOnly"}} {
+		t.Run(strings.Join(readings, "+"), func(t *testing.T) {
+			t.Parallel()
+			env, c := readingEnv(t, readings...)
+			for i := range 7 {
+				if _, err := c.PublishScore(env.ctx, PublishScoreInput{ScoreURL: fmt.Sprintf("https://cdn.example/g%d.sib", i)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			crit := ScoreCriteria{ScoreURL: "https://cdn.example/g3.sib"}
+			if page, err := c.ListScores(env.ctx, ListScoresInput{Criteria: crit, Limit: 2}); err != nil || len(page) != 1 {
+				t.Errorf("a filtered list: %d scores, %v", len(page), err)
+			}
+			if page, err := c.ListScores(env.ctx, ListScoresInput{Offset: 5, Limit: 1}); err != nil || len(page) != 1 {
+				t.Errorf("a page: %d scores, %v", len(page), err)
+			}
+			if n, err := c.CountScores(env.ctx, CountScoresInput{Criteria: crit}); err != nil || n != 1 {
+				t.Errorf("a filtered count: %d, %v", n, err)
+			}
+			if n, err := c.CountScores(env.ctx, CountScoresInput{Offset: 2, Limit: 3}); err != nil || n != 3 {
+				t.Errorf("a count with offset and limit: %d, %v", n, err)
+			}
+			if all, err := c.ListAllScores(env.ctx, ScoreCriteria{}, 1, 0); err != nil || len(all) != 6 {
+				t.Errorf("the walk from 1: %d scores, %v", len(all), err)
+			}
+			if err := c.Close(env.ctx); err != nil {
+				t.Fatal(err)
+			}
+			if st := env.stats(); st.Logins["oauth"] != 1 || st.LiveTokens != 0 {
+				t.Errorf("%d grants, %d tokens live after Close; want 1 and 0", st.Logins["oauth"], st.LiveTokens)
+			}
+		})
+	}
+}
+
+func TestAllScoresReadsPastShortPages(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{RenderDelay: -1})
+	c, p := env.proxiedClient()
+	const n = 250
+	for i := range n {
+		if _, err := c.PublishScore(env.ctx, PublishScoreInput{ScoreURL: fmt.Sprintf("https://cdn.example/%d.sib", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/scores$`, Query: faultproxy.CapLimit(50)})
+	all, err := c.ListAllScores(env.ctx, ScoreCriteria{}, 0, 0)
+	if err != nil || len(all) != n {
+		t.Fatalf("a platform capping pages at 50: %d scores listed (want %d), %v", len(all), n, err)
+	}
+	seen := map[string]bool{}
+	for _, s := range all {
+		seen[s.ID] = true
+	}
+	if len(seen) != n {
+		t.Errorf("%d distinct scores, want %d", len(seen), n)
+	}
+	some, err := c.ListAllScores(env.ctx, ScoreCriteria{}, 10, 120)
+	if err != nil || len(some) != 120 || some[0].ID != all[10].ID {
+		t.Errorf("offset 10, limit 120: %d scores, %v", len(some), err)
 	}
 }

@@ -1,5 +1,8 @@
 package client
 
+// A kept-alive connection the server closed: sent again on a new connection when
+// that is safe, and blamed on the network only when a new connection fails too.
+
 import (
 	"errors"
 	"net"

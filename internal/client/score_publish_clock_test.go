@@ -1,5 +1,7 @@
 package client
 
+// Publish recovery when the platform's clock steps while a publish is in flight.
+
 import (
 	"net/http"
 	"testing"

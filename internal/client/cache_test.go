@@ -1,8 +1,8 @@
 package client
 
-// A login or token grant that fails is met once by every call that needs it: the calls
-// waiting for it share its outcome, and the calls right after it are told the same
-// without asking again (issue 41 item 1).
+// The shared loads of cache.go: a login or token grant is made once for every call
+// that needs it, and one that fails is met once: the calls waiting for it share its
+// outcome, and the calls right after it are told the same without asking again.
 
 import (
 	"context"
@@ -192,5 +192,131 @@ func TestSilentFailureHeldAtMostTwoTimeouts(t *testing.T) {
 	l.mu.Unlock()
 	if held > 2*timeout {
 		t.Errorf("the silent failure is held for %s, want at most 2 × request_timeout = %s", held, 2*timeout)
+	}
+}
+
+func TestEmulatorConcurrentFirstCalls(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{Faults: emulator.Faults{LatencyMs: 5}})
+	c := env.client()
+	runConcurrently(t, 50, func(i int) error {
+		var err error
+		switch i % 5 {
+		case 0:
+			_, err = c.GetExternalAuthentication(env.ctx)
+		case 1:
+			_, err = c.ListScores(env.ctx, ListScoresInput{})
+		case 2:
+			_, err = c.Systems(env.ctx)
+		case 3:
+			_, err = c.CheckSession(env.ctx)
+		case 4:
+			_, err = c.SystemModel(env.ctx, "interplay-mam", "mam-1", false, "")
+		}
+		return err
+	})
+	st := env.stats()
+	if st.Logins["admin"] != 1 || st.Logins["oauth"] != 1 {
+		t.Errorf("logins %v, want 1 admin and 1 oauth", st.Logins)
+	}
+	if st.Requests["GET /auth"] != 1 || st.Requests["GET /apis/registry;version=0/serviceroots"] != 1 {
+		t.Errorf("discovery %d registry %d, want 1 each", st.Requests["GET /auth"], st.Requests["GET /apis/registry;version=0/serviceroots"])
+	}
+}
+
+// A rejected login cannot succeed with the same credentials: the client asks once
+// and gives every later call the same answer, so a plan with many objects causes
+// no login storm.
+func TestEmulatorRejectedCredentialsAreRemembered(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{})
+	c := env.client(func(cfg *Config) {
+		cfg.AdminPassword = "wrong-admin"
+		cfg.Password = "wrong-platform"
+	})
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			if _, err := c.GetExternalAuthentication(env.ctx); err == nil || !strings.Contains(err.Error(), "administrator login") {
+				t.Errorf("GetExternalAuthentication: got %v, want the administrator login failure", err)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			var oauthErr *OAuthError
+			if _, err := c.GetScore(env.ctx, "any"); !errors.As(err, &oauthErr) || oauthErr.ErrorCode != "invalid_grant" {
+				t.Errorf("GetScore: got %v, want invalid_grant", err)
+			}
+		}()
+	}
+	wg.Wait()
+	stats := env.stats()
+	if n := stats.Requests["POST /api/v1/login"]; n != 1 {
+		t.Errorf("admin login attempts = %d, want 1", n)
+	}
+	if n := stats.Requests["POST /auth/oauth2/ropc/default"]; n != 1 {
+		t.Errorf("password grant attempts = %d, want 1", n)
+	}
+}
+
+// TestLoginCutByAStopIsHeld: a stop (the caller's context ends) while the token grant
+// and the administrator login are on the wire does not lose what they created: the
+// platform granted a token and a session whose answers came after the stop, and the
+// client still holds them, so Close removes both. Before, each was abandoned with its
+// answer and stayed live until it expired.
+func TestLoginCutByAStopIsHeld(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{})
+	c, p := env.proxiedClient()
+	const held = 400 * time.Millisecond
+	p.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/oauth2/ropc/default$`, Delay: held})
+	p.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/login$`, Delay: held})
+	ctx, cancel := context.WithCancel(env.ctx)
+	var wg sync.WaitGroup
+	var scoreErr, sessionErr error
+	wg.Go(func() { _, scoreErr = c.GetScore(ctx, "cut-1") })
+	wg.Go(func() { _, sessionErr = c.CheckSession(ctx) })
+	// Both requests are on the wire (the platform acts before the proxy holds the
+	// answer) once the platform holds the token and the session.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if st := env.emu.Stats(); st.LiveTokens == 1 && st.LiveSessions == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the grant and the login never reached the platform: %+v", env.emu.Stats())
+		}
+	}
+	cancel()
+	wg.Wait()
+	if scoreErr == nil || sessionErr == nil {
+		t.Fatalf("the stopped calls succeeded: %v, %v", scoreErr, sessionErr)
+	}
+	if err := c.Close(env.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := env.emu.Stats(); st.LiveTokens != 0 || st.LiveSessions != 0 {
+		t.Errorf("after Close: %d live tokens and %d live sessions, want none", st.LiveTokens, st.LiveSessions)
+	}
+}
+
+func TestConcurrentFirstCallsShareOneLogin(t *testing.T) {
+	t.Parallel()
+	f := newProxiedPlatform(t, emulator.Options{})
+	publishDirect(t, f, "s1")
+	f.proxy.Add(faultproxy.Fault{Method: http.MethodGet, Path: "/scores/s1$", Latency: 5 * time.Millisecond})
+	c := newTestClient(t, f.config())
+	runConcurrently(t, 100, func(i int) error {
+		var err error
+		if i%2 == 0 {
+			_, err = c.GetScore(context.Background(), "s1")
+		} else {
+			_, err = c.CheckSession(context.Background())
+		}
+		return err
+	})
+	if g, d, l := f.count(routeGrant), f.count("GET /auth"), f.count(routeAdminLogin); g != 1 || d != 1 || l != 1 {
+		t.Errorf("grants %d discoveries %d admin logins %d, want 1 each", g, d, l)
 	}
 }

@@ -1,7 +1,11 @@
 package client
 
+// The exit (Close): the logout and the token removals, outside the pace, repeated as
+// Retry-After says, and what is left behind when the platform refuses them.
+
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -136,4 +140,104 @@ func TestCloseRefusedAtEveryAttempt(t *testing.T) {
 		t.Errorf("%d tokens and %d sessions live, want the one of each that Close reported", st.LiveTokens, st.LiveSessions)
 	}
 	env.emu.Expire(true, true)
+}
+
+func TestEmulatorCloseReleasesEverything(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{})
+	ctx := env.ctx
+	clients := []*Client{env.client(), env.client(), env.client()}
+	for _, c := range clients {
+		if _, err := c.GetExternalAuthentication(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Health(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := env.stats(); st.LiveTokens != 3 || st.LiveSessions != 3 {
+		t.Fatalf("before Close: %+v", st)
+	}
+	closeCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	for _, c := range clients {
+		if err := c.Close(closeCtx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := env.stats(); st.LiveTokens != 0 || st.LiveSessions != 0 {
+		t.Errorf("after Close: %+v", st)
+	}
+	if _, err := clients[0].Health(ctx); !errors.Is(err, ErrClosed) {
+		t.Errorf("after Close: %v", err)
+	}
+}
+
+// TestExitWithoutRetryAfter: at exit, a logout and a token removal refused with 429s
+// that carry no Retry-After are repeated after a second, not at once: within the exit
+// window each is sent at most twice.
+func TestExitWithoutRetryAfter(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{})
+	c := holdingClient(t, env)
+	env.emu.SetFaults(emulator.Faults{RateLimitPerSecond: 1, RateLimitWithoutRetryAfter: true})
+	if _, err := c.ListScores(env.ctx, ListScoresInput{}); err != nil { // the window's one request
+		t.Fatal(err)
+	}
+	before := env.stats()
+	ctx, cancel := context.WithTimeout(env.ctx, exitWindow)
+	defer cancel()
+	err := c.Close(ctx)
+	refused := env.stats().RateLimited - before.RateLimited
+	t.Logf("Close: %v; %d refusals", err, refused)
+	if refused == 0 || refused > 4 {
+		t.Errorf("the exit's two requests were refused %d times within the window, want 1 to 4", refused)
+	}
+	env.emu.SetFaults(emulator.Faults{})
+	env.emu.Expire(true, true)
+}
+
+func TestCloseReleasesCredentials(t *testing.T) {
+	t.Parallel()
+	f := newProxiedPlatform(t, emulator.Options{})
+	// A platform without a service registry (404, as the platform answers an address
+	// it does not serve).
+	f.proxy.Add(faultproxy.Fault{Method: http.MethodGet, Path: "^/apis/registry", Respond: &faultproxy.Answer{Status: http.StatusNotFound,
+		Header: http.Header{"Content-Type": {"application/problem+json"}},
+		Body:   `{"code":"registry/NOT_FOUND","message":"no route","status":404,"params":{}}`}})
+	c, err := New(f.config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := c.CheckSession(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Systems(ctx); err == nil {
+		t.Fatal("fake has no registry; want an error")
+	}
+	if st := f.Emulator.Stats(); st.LiveTokens != 1 || st.LiveSessions != 1 {
+		t.Fatalf("live tokens %d sessions %d", st.LiveTokens, st.LiveSessions)
+	}
+	if err := c.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(ctx); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if st := f.Emulator.Stats(); st.LiveTokens != 0 || st.LiveSessions != 0 {
+		t.Errorf("after Close: live tokens %d sessions %d", st.LiveTokens, st.LiveSessions)
+	}
+	if f.count(routeAdminLogout) != 1 || f.count(routeTokenRemove) != 1 {
+		t.Errorf("logout %d removal %d", f.count(routeAdminLogout), f.count(routeTokenRemove))
+	}
+	if _, err := c.CheckSession(ctx); !errors.Is(err, ErrClosed) {
+		t.Errorf("after Close: %v", err)
+	}
+	// Closing a client that never logged in makes no request.
+	before := f.total()
+	c2, _ := New(f.config())
+	if err := c2.Close(ctx); err != nil || f.total() != before {
+		t.Errorf("idle Close: %v, %d requests", err, f.total()-before)
+	}
 }
