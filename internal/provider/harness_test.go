@@ -637,8 +637,13 @@ func sharedProviderFactories(p provider.Provider) map[string]func() (tfprotov6.P
 	}
 }
 
-// TestMain runs the tests, or with -sweep the sweepers instead.
+// TestMain runs the tests, or with -sweep the sweepers instead, or, run as terraform
+// by a test of the CI signals, the stand-in terraform.
 func TestMain(m *testing.M) {
+	if os.Getenv(standInRecordVar) != "" {
+		// Run as the stand-in terraform (harness_standin_test.go), not as the tests.
+		os.Exit(terraformStandIn())
+	}
 	flag.Parse()
 	if f := flag.Lookup("sweep"); f == nil || f.Value.String() == "" {
 		clearProviderEnvironment()

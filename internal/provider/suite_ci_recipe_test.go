@@ -276,3 +276,107 @@ func mustRead(t *testing.T, name string) []byte {
 	}
 	return b
 }
+
+// TestCIRecipe_oneSignalAtItsTimeLimit runs the guide's CI recipe as printed with the
+// stand-in terraform (harness_standin_test.go), as a CI job does, in a process group
+// of its own: a run within its time limit passes terraform its arguments and its exit
+// status and sends it nothing; a run stopped by its time limit sends terraform exactly
+// one SIGTERM, lets it stop by itself, says so and exits 124; a terraform that does not
+// stop within APPLY_KILL_AFTER of that signal is killed. A plain unit test: no TF_ACC,
+// no terraform (TestAccCIRecipe runs the real one and checks the state).
+func TestCIRecipe_oneSignalAtItsTimeLimit(t *testing.T) {
+	for _, name := range []string{"bash", "setsid"} {
+		if _, err := exec.LookPath(name); err != nil {
+			t.Skipf("%s is not on PATH", name)
+		}
+	}
+	t.Parallel()
+	recipe := ciRecipe(t)
+	run := func(t *testing.T, env []string, args ...string) (string, int, standInRun) {
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, "ci-apply.sh"), recipe)
+		bin, record := standInTerraform(t)
+		cmd := exec.CommandContext(t.Context(), "bash", append([]string{"ci-apply.sh"}, args...)...)
+		cmd.Dir = dir
+		// Tagged, so that nothing of a failed run outlives the test.
+		marker := ciJobVar + "=" + fmt.Sprintf("%d-recipe-%d", os.Getpid(), time.Now().UnixNano())
+		cmd.Env = append(append(cleanEnv(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), standInRecordVar+"="+record, marker), env...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		t.Cleanup(func() {
+			for _, p := range tagged(marker) {
+				_ = syscall.Kill(p.pid, syscall.SIGKILL)
+			}
+		})
+		// A file, not a pipe: the detached terraform holds the script's output open.
+		logFile, err := os.Create(filepath.Join(t.TempDir(), "recipe.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer logFile.Close()
+		cmd.Stdout, cmd.Stderr = logFile, logFile
+		err = cmd.Run()
+		code := 0
+		var exitErr *exec.ExitError
+		if errors.As(err, &exitErr) {
+			code = exitErr.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return string(mustRead(t, logFile.Name())), code, readStandIn(record)
+	}
+
+	t.Run("within its time limit", func(t *testing.T) {
+		t.Parallel()
+		out, code, r := run(t, []string{standInRunVar + "=300ms"})
+		if code != 0 || !r.started || len(r.signals) != 0 || r.exit != "0" || !strings.Contains(out, "Apply complete!") {
+			t.Errorf("exit %d, terraform %+v, want exit 0 and a terraform that ran to its end unsignalled:\n%s", code, r, out)
+		}
+	})
+	t.Run("the arguments", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, "ci-apply.sh"), recipe)
+		for _, c := range []struct {
+			args []string
+			want string
+		}{
+			{nil, "start apply -auto-approve -input=false -no-color"},
+			{[]string{"destroy", "-auto-approve", "-input=false"}, "start destroy -auto-approve -input=false"},
+		} {
+			bin, record := standInTerraform(t)
+			cmd := exec.CommandContext(t.Context(), "bash", append([]string{"ci-apply.sh"}, c.args...)...)
+			cmd.Dir = dir
+			cmd.Env = append(cleanEnv(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), standInRecordVar+"="+record, standInRunVar+"=10ms")
+			logFile, err := os.Create(filepath.Join(t.TempDir(), "recipe.log"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd.Stdout, cmd.Stderr = logFile, logFile
+			err = cmd.Run()
+			_ = logFile.Close()
+			if err != nil {
+				t.Fatalf("%v: %v\n%s", c.args, err, mustRead(t, logFile.Name()))
+			}
+			if first, _, _ := strings.Cut(string(mustRead(t, record)), "\n"); first != c.want {
+				t.Errorf("bash ci-apply.sh %v ran %q, want %q", c.args, first, c.want)
+			}
+		}
+	})
+	t.Run("stopped by its time limit", func(t *testing.T) {
+		t.Parallel()
+		out, code, r := run(t, []string{"APPLY_TIME_LIMIT=1"})
+		if code != 124 || !strings.Contains(out, "stopped at its time limit") {
+			t.Errorf("exit %d, want 124 and the recipe's message:\n%s", code, out)
+		}
+		if len(r.signals) != 1 || r.exit == "" || strings.Contains(out, "Two interrupts received") {
+			t.Errorf("terraform %+v, want one interrupt after which it stopped by itself:\n%s", r, out)
+		}
+	})
+	t.Run("a terraform that does not stop is killed", func(t *testing.T) {
+		t.Parallel()
+		out, _, r := run(t, []string{"APPLY_TIME_LIMIT=1", "APPLY_KILL_AFTER=1", standInGraceVar + "=10m"})
+		if len(r.signals) != 1 || r.exit != "" || !strings.Contains(out, "did not stop within 1 s of its signal: killing it") {
+			t.Errorf("terraform %+v, want one interrupt and then the kill:\n%s", r, out)
+		}
+	})
+}

@@ -685,3 +685,161 @@ resource "mediaplatform_score" "s" {
 		t.Errorf("no stop lost a score, left a credential or a process, or broke the next apply, which the guide says the setup does")
 	}
 }
+
+// TestCIRunners_oneInterruptReachesTerraform runs the guide's step for each runner
+// model with the stand-in terraform (harness_standin_test.go) in place of the real one,
+// and stops it as that runner stops a job: Cancel early and late in the apply, and
+// the recipe's own time limit. Exactly one interrupt reaches terraform each time,
+// after which it stops by itself, and no process of the job outlives it. A plain unit
+// test: no TF_ACC, no terraform, no provider (TestAccCIRunners runs the real ones and
+// checks the state and the platform). setup-terraform's wrapper, which the guide turns
+// off, must fail it.
+func TestCIRunners_oneInterruptReachesTerraform(t *testing.T) {
+	for _, name := range []string{"bash", "setsid"} {
+		if _, err := exec.LookPath(name); err != nil {
+			t.Skipf("%s is not on PATH", name)
+		}
+	}
+	t.Parallel()
+	recipe := ciRecipe(t)
+	for _, r := range ciRunners {
+		step := ciStepCommands(t, r.name)
+		t.Run(r.name, func(t *testing.T) {
+			t.Parallel()
+			for _, o := range standInStops(t, r, recipe, step, "") {
+				t.Logf("%s", o)
+				if !o.safe() {
+					t.Errorf("%s\n--- the job:\n%s", o, o.out)
+				}
+			}
+		})
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Log("node is not on PATH: setup-terraform's wrapper is left out")
+		return
+	}
+	t.Run("GitHub Actions with setup-terraform's wrapper", func(t *testing.T) {
+		t.Parallel()
+		harmful := 0
+		for _, o := range standInStops(t, ciRunners[0], recipe, ciStepCommands(t, ciRunners[0].name), setupTerraformWrapper) {
+			t.Logf("%s", o)
+			if !o.safe() {
+				harmful++
+			}
+		}
+		if harmful == 0 {
+			t.Errorf("every stop reached terraform once through setup-terraform's wrapper, which the guide says it does not")
+		}
+	})
+}
+
+// standInStop is what one stop of a job running the stand-in terraform left.
+type standInStop struct {
+	what     string
+	run      standInRun
+	outlived []string // the processes of the job that ran on after the runner counted it over
+	out      string   // the job's output
+}
+
+func (o standInStop) safe() bool {
+	return o.run.started && len(o.run.signals) == 1 && o.run.exit != "" && len(o.outlived) == 0
+}
+
+func (o standInStop) String() string {
+	ended := "terraform stopped by itself (exit " + o.run.exit + ")"
+	if o.run.exit == "" {
+		ended = "terraform was killed or runs on"
+	}
+	outlived := "nothing outlived the job"
+	if len(o.outlived) > 0 {
+		outlived = "outlived the job: " + strings.Join(o.outlived, ", ")
+	}
+	return fmt.Sprintf("%s: terraform received %d interrupts %v, %s, %s", o.what, len(o.run.signals), o.run.signals, ended, outlived)
+}
+
+// standInStops runs the step under runner r with the stand-in as terraform (behind the
+// wrapper when set) three times, and stops the job as the runner does 200 ms after the
+// stand-in started (early) and 2 s after (late), then lets the recipe's own time limit
+// of 2 s stop it. The stand-in's apply would take 20 s: every stop comes while it runs.
+func standInStops(t *testing.T, r ciRunner, recipe, step, wrapper string) []standInStop {
+	t.Helper()
+	var stops []standInStop
+	for _, s := range []struct {
+		what       string
+		afterStart time.Duration // the runner's stop, after the stand-in started
+		limit      time.Duration // the recipe's own limit
+	}{
+		{"Cancel early", 200 * time.Millisecond, 0},
+		{"Cancel late", 2 * time.Second, 0},
+		{"the recipe's limit", 0, 2 * time.Second},
+	} {
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, "ci-apply.sh"), recipe)
+		if err := os.Chmod(filepath.Join(dir, "ci-apply.sh"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		bin, record := standInTerraform(t)
+		var env []string
+		if wrapper != "" {
+			// The wrapper runs $TERRAFORM_CLI_PATH/terraform-bin: the stand-in.
+			if err := os.Rename(filepath.Join(bin, "terraform"), filepath.Join(bin, "terraform-bin")); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, filepath.Join(bin, "terraform"), wrapper)
+			if err := os.Chmod(filepath.Join(bin, "terraform"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			env = append(env, "TERRAFORM_CLI_PATH="+bin)
+		}
+		j := &ciJob{t: t, dir: dir, marker: fmt.Sprintf("%d-standin-%d", os.Getpid(), time.Now().UnixNano()), done: make(chan struct{})}
+		j.cmd = r.start(j, step)
+		j.cmd.Dir = dir
+		j.cmd.Env = append(append(append(cleanEnv(), j.cmd.Env...), env...),
+			"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+			standInRecordVar+"="+record, ciJobVar+"="+j.marker)
+		if s.limit > 0 {
+			j.cmd.Env = append(j.cmd.Env, fmt.Sprintf("APPLY_TIME_LIMIT=%.2f", s.limit.Seconds()))
+		}
+		// A file, not a pipe: the detached terraform holds the job's output open.
+		logFile, err := os.Create(filepath.Join(t.TempDir(), "job.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer logFile.Close()
+		j.cmd.Stdout, j.cmd.Stderr = logFile, logFile
+		if err := j.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go func() { _ = j.cmd.Wait(); close(j.done) }()
+		t.Cleanup(func() {
+			for _, p := range tagged(ciJobVar + "=" + j.marker) {
+				_ = syscall.Kill(p.pid, syscall.SIGKILL)
+			}
+		})
+		if !waitFor(time.Minute, func() bool { return readStandIn(record).started }) {
+			t.Fatalf("%s: the stand-in terraform did not start within a minute:\n%s", s.what, mustRead(t, logFile.Name()))
+		}
+		if s.limit > 0 {
+			j.exited(time.Minute)
+		} else if !j.exited(s.afterStart) {
+			r.stop(j)
+		}
+		o := standInStop{what: s.what}
+		// What is still running 3 s after the runner counted the job as over outlived it
+		// (as in runCIStops); it is killed then.
+		if !waitFor(3*time.Second, func() bool { return len(tagged(ciJobVar+"="+j.marker)) == 0 }) {
+			for _, p := range tagged(ciJobVar + "=" + j.marker) {
+				comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", p.pid))
+				o.outlived = append(o.outlived, strings.TrimSpace(string(comm)))
+				_ = syscall.Kill(p.pid, syscall.SIGKILL)
+			}
+		}
+		<-j.done
+		o.run, o.out = readStandIn(record), string(mustRead(t, logFile.Name()))
+		if s.limit > 0 && !strings.Contains(o.out, "stopped at its time limit") {
+			t.Errorf("%s: the recipe does not say it stopped at its time limit:\n%s", s.what, o.out)
+		}
+		stops = append(stops, o)
+	}
+	return stops
+}
