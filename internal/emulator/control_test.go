@@ -517,3 +517,60 @@ func TestControlIsolation(t *testing.T) {
 		t.Errorf("b's faults = %+v, %v", f, err)
 	}
 }
+
+// TestClockOffset: a platform three hours behind writes its timestamps and its Date
+// header on its clock, and judges expiry consistently with them.
+func TestClockOffset(t *testing.T) {
+	t.Parallel()
+	et := newEmuTester(t, Options{Faults: Faults{ClockOffsetSeconds: -3 * 3600}})
+	token := et.platformLogin(DefaultUserName, DefaultUserPassword)
+	et.publishN(token, 1)
+	res := et.bearer(http.MethodGet, et.e.PublishingURL(et.srv.URL)+"/scores", token)
+	date, err := http.ParseTime(res.header.Get("Date"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Until(date) + 3*time.Hour; d < -2*time.Second || d > 2*time.Second {
+		t.Errorf("Date %s is not three hours behind", date)
+	}
+	var list map[string]any
+	res.decode(t, &list)
+	created := emuWantTime(t, emuObject(t, emuArray(t, list["scores"])[0])["createdAt"])
+	if d := time.Until(created) + 3*time.Hour; d < -2*time.Second || d > 2*time.Second {
+		t.Errorf("createdAt %s is not three hours behind", created)
+	}
+	// The control surface keeps this machine's clock.
+	if et.control(http.MethodGet, "stats", "").header.Get("Date") == res.header.Get("Date") && d3(date) {
+		t.Error("the control surface answered on the shifted clock")
+	}
+	var faults Faults
+	et.control(http.MethodGet, "faults", "").decode(t, &faults)
+	if faults.ClockOffsetSeconds != -3*3600 {
+		t.Errorf("faults: %+v", faults)
+	}
+	et.control(http.MethodPost, "faults", `{"clockOffsetSeconds": 999999999}`).wantProblem(t, 400, "emulator/BAD_ARGUMENT", "clockOffsetSeconds")
+}
+
+// TestClockStep: the platform's clock steps two hours forward after a score was
+// published. Its createdAt keeps the clock it was taken on; its updatedAt, taken when
+// it rendered after the step, is on the new one, so the score reads as having taken
+// two hours to render.
+func TestClockStep(t *testing.T) {
+	t.Parallel()
+	et := newEmuTester(t, Options{RenderDelay: 100 * time.Millisecond})
+	token := et.platformLogin(DefaultUserName, DefaultUserPassword)
+	et.publishN(token, 1)
+	before := time.Now()
+	et.e.SetFaults(Faults{ClockOffsetSeconds: 2 * 3600})
+	time.Sleep(200 * time.Millisecond)
+	var list map[string]any
+	et.bearer(http.MethodGet, et.e.PublishingURL(et.srv.URL)+"/scores", token).decode(t, &list)
+	score := emuObject(t, emuArray(t, list["scores"])[0])
+	created, updated := emuWantTime(t, score["createdAt"]), emuWantTime(t, score["updatedAt"])
+	if created.After(before) {
+		t.Errorf("createdAt %s moved with the step", created)
+	}
+	if d := updated.Sub(created); d < 2*time.Hour || d > 2*time.Hour+time.Minute {
+		t.Errorf("updatedAt - createdAt = %s, want the rendering time plus the step of 2h", d)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -219,86 +220,8 @@ func TestReadingsOfAnswers(t *testing.T) {
 	})
 }
 
-// TestClockOffset: a platform three hours behind writes its timestamps and its Date
-// header on its clock, and judges expiry consistently with them.
-func TestClockOffset(t *testing.T) {
-	t.Parallel()
-	et := newEmuTester(t, Options{Faults: Faults{ClockOffsetSeconds: -3 * 3600}})
-	token := et.platformLogin(DefaultUserName, DefaultUserPassword)
-	et.publishN(token, 1)
-	res := et.bearer(http.MethodGet, et.e.PublishingURL(et.srv.URL)+"/scores", token)
-	date, err := http.ParseTime(res.header.Get("Date"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := time.Until(date) + 3*time.Hour; d < -2*time.Second || d > 2*time.Second {
-		t.Errorf("Date %s is not three hours behind", date)
-	}
-	var list map[string]any
-	res.decode(t, &list)
-	created := emuWantTime(t, emuObject(t, emuArray(t, list["scores"])[0])["createdAt"])
-	if d := time.Until(created) + 3*time.Hour; d < -2*time.Second || d > 2*time.Second {
-		t.Errorf("createdAt %s is not three hours behind", created)
-	}
-	// The control surface keeps this machine's clock.
-	if et.control(http.MethodGet, "stats", "").header.Get("Date") == res.header.Get("Date") && d3(date) {
-		t.Error("the control surface answered on the shifted clock")
-	}
-	var faults Faults
-	et.control(http.MethodGet, "faults", "").decode(t, &faults)
-	if faults.ClockOffsetSeconds != -3*3600 {
-		t.Errorf("faults: %+v", faults)
-	}
-	et.control(http.MethodPost, "faults", `{"clockOffsetSeconds": 999999999}`).wantProblem(t, 400, "emulator/BAD_ARGUMENT", "clockOffsetSeconds")
-}
-
-// TestClockStep: the platform's clock steps two hours forward after a score was
-// published. Its createdAt keeps the clock it was taken on; its updatedAt, taken when
-// it rendered after the step, is on the new one, so the score reads as having taken
-// two hours to render.
-func TestClockStep(t *testing.T) {
-	t.Parallel()
-	et := newEmuTester(t, Options{RenderDelay: 100 * time.Millisecond})
-	token := et.platformLogin(DefaultUserName, DefaultUserPassword)
-	et.publishN(token, 1)
-	before := time.Now()
-	et.e.SetFaults(Faults{ClockOffsetSeconds: 2 * 3600})
-	time.Sleep(200 * time.Millisecond)
-	var list map[string]any
-	et.bearer(http.MethodGet, et.e.PublishingURL(et.srv.URL)+"/scores", token).decode(t, &list)
-	score := emuObject(t, emuArray(t, list["scores"])[0])
-	created, updated := emuWantTime(t, score["createdAt"]), emuWantTime(t, score["updatedAt"])
-	if created.After(before) {
-		t.Errorf("createdAt %s moved with the step", created)
-	}
-	if d := updated.Sub(created); d < 2*time.Hour || d > 2*time.Hour+time.Minute {
-		t.Errorf("updatedAt - createdAt = %s, want the rendering time plus the step of 2h", d)
-	}
-}
-
 // d3 reports whether t is about three hours behind now.
 func d3(t time.Time) bool { return time.Until(t) < -2*time.Hour }
-
-// TestSeedControl: POST /_emulator/seed adds settings and scores to a running
-// emulator, as a change made outside Terraform; a refused part is a 400 naming it.
-func TestSeedControl(t *testing.T) {
-	t.Parallel()
-	et := newEmuTester(t, Options{RenderDelay: time.Hour})
-	et.control(http.MethodPost, "seed", `{"settings": {"domainName": "OUTSIDE", "externalAuthenticationEnabled": false},
-		"scores": [{"scoreUrl": "https://cdn.example/outside.sib", "scoreId": "outside"}]}`).wantStatus(t, 200)
-	token := et.adminLogin(DefaultAdminName, DefaultAdminPassword)
-	settings := et.admin(http.MethodGet, "/externalauth", token, nil).wantJSON(t, 200, "application/json")
-	if settings["domainName"] != "OUTSIDE" {
-		t.Errorf("settings: %v", settings)
-	}
-	if status, ok := et.e.Score("outside"); !ok || status != scoreStatusIdle {
-		t.Errorf("seeded score: %q %v", status, ok)
-	}
-	res := et.control(http.MethodPost, "seed", `{"scores": [{"scoreUrl": "https://cdn.example/again.sib", "scoreId": "outside"}]}`)
-	if res.status != 400 || !strings.Contains(string(res.body), "used twice") && !strings.Contains(string(res.body), "outside") {
-		t.Errorf("a taken alias: %d %s", res.status, res.body)
-	}
-}
 
 // TestReadingsFoundFromTheSpecification: the readings added by walking the
 // specification's "not shown" endpoint by endpoint answer as WIRE.md says.
@@ -340,5 +263,130 @@ func TestReadingsFoundFromTheSpecification(t *testing.T) {
 	session := et.do(http.MethodGet, et.e.AdminURL(et.srv.URL)+"/externalauth", http.Header{"token": {"expired-or-unknown"}}, nil)
 	if session.status != http.StatusForbidden {
 		t.Errorf("an unknown session: %d, want 403", session.status)
+	}
+}
+
+// TestReadingsOfIssue36: the readings of the sixth round of field reports answer as
+// WIRE.md says.
+func TestReadingsOfIssue36(t *testing.T) {
+	t.Parallel()
+	et := newEmuTester(t, Options{})
+	token := et.platformLogin(DefaultUserName, DefaultUserPassword)
+	pub := et.e.PublishingURL(et.srv.URL)
+	h := http.Header{"Authorization": {"Bearer " + token}, "Content-Type": {"application/json"}}
+
+	et.withReadings("omitEmptyScoreMembers")
+	if res := et.do(http.MethodGet, pub+"/scores", h, nil); strings.TrimSpace(string(res.body)) != "{}" {
+		t.Errorf("omitEmptyScoreMembers, an empty page: %d %s", res.status, res.body)
+	}
+	if res := et.do(http.MethodPost, pub+"/scores/count", h, strings.NewReader(`{}`)); strings.TrimSpace(string(res.body)) != "{}" {
+		t.Errorf("omitEmptyScoreMembers, a count of 0: %d %s", res.status, res.body)
+	}
+	res := et.do(http.MethodPost, pub+"/scores", h, strings.NewReader(`{"scoreUrl":"https://cdn.example/e.sib"}`))
+	if body := string(res.body); strings.Contains(body, "transpose") || strings.Contains(body, "renderings") || !strings.Contains(body, `"id"`) {
+		t.Errorf("omitEmptyScoreMembers, a new score: %s", body)
+	}
+
+	et.withReadings("spaceTimestamps")
+	res = et.do(http.MethodGet, pub+"/scores", h, nil)
+	if !regexp.MustCompile(`"createdAt":"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}\+00:00"`).Match(res.body) {
+		t.Errorf("spaceTimestamps: %s", res.body)
+	}
+
+	et.withReadings("templatedLinks")
+	res = et.do(http.MethodGet, et.srv.URL+"/auth", nil, nil)
+	if !strings.Contains(string(res.body), `"templated":true`) {
+		t.Errorf("templatedLinks, no link marked templated: %s", res.body)
+	}
+	if !strings.Contains(string(res.body), `{?fields}`) || strings.Contains(string(res.body), `/auth{?fields}`) {
+		t.Errorf("templatedLinks, self stays plain and the others are templates: %s", res.body)
+	}
+
+	et.withReadings("seeOtherWrites")
+	noFollow := *et.srv.Client()
+	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	write := func(method, target, token string) *emuResponse {
+		req := et.request(method, target, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		return roundTrip(t, &noFollow, req)
+	}
+	res = write(http.MethodPost, et.srv.URL+"/auth/tokens/current/extension", token)
+	if res.status != http.StatusSeeOther || res.header.Get("Location") != et.srv.URL+"/auth/tokens/current" {
+		t.Errorf("seeOtherWrites, the extension: %d %v", res.status, res.header)
+	}
+	other := et.platformLogin(DefaultUserName, DefaultUserPassword)
+	res = write(http.MethodDelete, et.srv.URL+"/auth/tokens/current", other)
+	if res.status != http.StatusSeeOther || res.header.Get("Location") != et.srv.URL+"/auth" {
+		t.Errorf("seeOtherWrites, the removal: %d %v", res.status, res.header)
+	}
+	if res := et.do(http.MethodGet, et.srv.URL+"/auth/tokens/current", http.Header{"Authorization": {"Bearer " + other}}, nil); res.status != http.StatusUnauthorized {
+		t.Errorf("the token removed with a 303: %d", res.status)
+	}
+
+	et.withReadings("refuseGetBody")
+	if res := et.do(http.MethodGet, pub+"/scores", h, strings.NewReader(`{"limit": 1}`)); res.status != http.StatusForbidden ||
+		!strings.HasPrefix(res.header.Get("Content-Type"), "text/html") {
+		t.Errorf("refuseGetBody, a GET with a body: %d %v", res.status, res.header)
+	}
+	if res := et.do(http.MethodGet, pub+"/scores?limit=1", h, nil); res.status != http.StatusOK {
+		t.Errorf("refuseGetBody, a GET without a body: %d", res.status)
+	}
+
+	et.withReadings("deleteAccepted")
+	res = et.do(http.MethodPost, pub+"/scores", h, strings.NewReader(`{"scoreUrl":"https://cdn.example/d.sib","scoreId":"d"}`))
+	if res.status != http.StatusOK {
+		t.Fatalf("publish: %d %s", res.status, res.body)
+	}
+	if res := et.do(http.MethodDelete, pub+"/scores/d", h, nil); res.status != http.StatusAccepted {
+		t.Errorf("deleteAccepted: %d, want 202", res.status)
+	}
+	if res := et.do(http.MethodGet, pub+"/scores/d", h, nil); res.status != http.StatusOK {
+		t.Errorf("a score whose delete was accepted, at once: %d, want 200", res.status)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for et.do(http.MethodGet, pub+"/scores/d", h, nil).status != http.StatusNotFound {
+		if time.Now().After(deadline) {
+			t.Fatal("the score whose delete was accepted is still there after 5 s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func TestExponentForm(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"100": "1E+2", "250": "2.5E+2", "1200": "1.2E+3", "10": "1E+1", "-3000": "-3E+3",
+		"389": "389.0E0", "0": "0.0E0", "-7": "-7.0E0",
+		"1.5": "1.5", "1E+2": "1E+2", "99999999999999999999": "99999999999999999999",
+	} {
+		if got := exponentForm(in); got != want {
+			t.Errorf("exponentForm(%s) = %s, want %s", in, got, want)
+		}
+	}
+	body := `{"a": 100, "b": "100 and \"200\" \\", "c": [5, -20, 1.5, true, null], "d": {"e": 0}}`
+	want := `{"a": 1E+2, "b": "100 and \"200\" \\", "c": [5.0E0, -2E+1, 1.5, true, null], "d": {"e": 0.0E0}}`
+	if got := string(exponentIntegers([]byte(body))); got != want {
+		t.Errorf("exponentIntegers:\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestReadingExponentIntegers: under the reading, the count and a problem's status are
+// written with an exponent, as the same numbers.
+func TestReadingExponentIntegers(t *testing.T) {
+	t.Parallel()
+	api := newScoreAPI(t, Options{}, false)
+	api.publish(t, `{"scoreUrl":"https://cdn.example/exp.sib"}`)
+	api.withReadings("exponentIntegers")
+	count := api.do(t, http.MethodPost, "/scores/count", `{}`)
+	if count.status != http.StatusOK || !strings.Contains(string(count.body), `"count":1.0E0`) {
+		t.Errorf("count: %d %s", count.status, count.body)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(count.body, &doc); err != nil || doc["count"] != 1.0 {
+		t.Errorf("count is not JSON holding 1: %v %v", doc, err)
+	}
+	missing := api.do(t, http.MethodGet, "/scores/nothing-here", "")
+	if missing.status != http.StatusNotFound || !strings.Contains(string(missing.body), `"status":404.0E0`) {
+		t.Errorf("problem: %d %s", missing.status, missing.body)
 	}
 }

@@ -61,33 +61,3 @@ func TestLaggingReadsValidated(t *testing.T) {
 	et.control(http.MethodPost, "/faults", `{"laggingReadsMs":-1}`).wantProblem(t, http.StatusBadRequest, "emulator/BAD_ARGUMENT", "laggingReadsMs")
 	et.control(http.MethodPost, "/faults", `{"laggingReadsMs":2000}`).wantStatus(t, http.StatusOK)
 }
-
-// TestRestoreScores: a restore puts back the scores of the backup with their UUIDs,
-// aliases and creation times, and removes those created since; an alias is held by
-// the score that held it in the backup.
-func TestRestoreScores(t *testing.T) {
-	t.Parallel()
-	api := newScoreAPI(t, Options{}, true)
-	kept := api.publish(t, `{"scoreUrl":"https://cdn.example/kept.sib","scoreId":"kept"}`)
-	older := api.publish(t, `{"scoreUrl":"https://cdn.example/v1.sib","scoreId":"moved"}`)
-	backup := api.e.BackupScores()
-
-	api.clock.Advance(time.Second)
-	api.do(t, http.MethodDelete, "/scores/"+older.ID, "").wantStatus(t, http.StatusNoContent)
-	newer := api.publish(t, `{"scoreUrl":"https://cdn.example/v2.sib","scoreId":"moved"}`)
-	added := api.publish(t, `{"scoreUrl":"https://cdn.example/added.sib"}`)
-
-	api.e.RestoreScores(backup)
-	for _, gone := range []string{newer.ID, added.ID} {
-		wantScoreProblem(t, api.do(t, http.MethodGet, "/scores/"+gone, ""), http.StatusNotFound, "publishing/NOT_FOUND", "")
-	}
-	if got := api.get(t, "moved"); got.ID != older.ID || got.ScoreURL != older.ScoreURL || got.CreatedAt != older.CreatedAt {
-		t.Errorf("after the restore the alias holds %+v, want the backup's score %+v", got, older)
-	}
-	if got := api.get(t, kept.ID); got.CreatedAt != kept.CreatedAt {
-		t.Errorf("the kept score's createdAt changed: %s → %s", kept.CreatedAt, got.CreatedAt)
-	}
-	if n := api.e.scores.count(); n != 2 {
-		t.Errorf("after the restore the platform holds %d scores, want 2", n)
-	}
-}
