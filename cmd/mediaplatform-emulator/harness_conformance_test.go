@@ -7,8 +7,9 @@ package main
 // the emulator's implementation: every path except the fixed entry points
 // (admin_url, GET /auth, the registry, publishing_url, /_emulator/) is discovered
 // from responses, and the registry's templates are expanded as RFC 6570 templates.
-// One file per area of the contract; this one holds the suite's helpers: running the program, HTTP and JSON helpers, and the
-// flows many tests use (discovery, tokens, logins, registry templates).
+// One file per area of the contract (conformance_<area>_test.go); this one holds the
+// suite's helpers: running the program, HTTP and JSON helpers, and the flows many
+// tests use (discovery, tokens, logins, registry templates).
 
 import (
 	"bytes"
