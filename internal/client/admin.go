@@ -80,6 +80,25 @@ func (c *Client) adminSession(ctx context.Context) (string, error) {
 	}))
 }
 
+// adminCredential is the shared administrator session, as the pipeline uses it
+// (credential).
+type adminCredential struct{ c *Client }
+
+func (a adminCredential) get(ctx context.Context) (string, error) { return a.c.adminSession(ctx) }
+
+func (adminCredential) set(h http.Header, session string) { h.Set("token", session) }
+
+// drop forgets session unless another call replaced it already.
+func (a adminCredential) drop(session string) bool {
+	a.c.session.resetIf(func(s string) bool { return s == session })
+	return true
+}
+
+// forbidden: a 403 to a session held before the request says it expired (the
+// specification shows neither 401 nor 403; a platform may answer an expired session
+// with 403).
+func (adminCredential) forbidden(context.Context, string) bool { return true }
+
 // adminLogin creates a session. A rejected login (401 INVALID_CREDENTIALS) is
 // not retried; a login lost in transit may be, since a spare session only
 // idles out.
@@ -104,7 +123,7 @@ func (c *Client) adminLogin(ctx context.Context, base string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("administrator login to %s as %q failed: %w", redactURL(base), c.cfg.AdminUsername, err)
 	}
-	c.credLoads.Add(1)
+	c.credLoads.loaded()
 	logDebug(ctx, "administrator login succeeded", map[string]any{"user": c.cfg.AdminUsername})
 	return token, nil
 }

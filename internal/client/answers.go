@@ -170,7 +170,7 @@ func (c *Client) platformAnswer(r *request, resp *response) error {
 	case mediaType == "":
 		what = "an answer that is not JSON"
 	}
-	return &ForeignAnswerError{Method: r.method, Path: pathOf(resp.url), Status: resp.status, What: what, Setting: c.settingFor(resp.url)}
+	return &ForeignAnswerError{Method: r.method, Path: pathOf(resp.url), Status: resp.status, What: what, Setting: resp.route.setting}
 }
 
 // jsonProblem describes why an answer is not the JSON expected, without quoting any

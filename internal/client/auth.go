@@ -196,7 +196,7 @@ func (c *Client) grant(ctx context.Context) (*AccessToken, error) {
 		tok.lifetime = time.Duration(out.ExpiresIn) * time.Second
 		tok.ExpiresAt = start.Add(tok.lifetime)
 	}
-	c.credLoads.Add(1)
+	c.credLoads.loaded()
 	logDebug(ctx, "platform token granted", map[string]any{"user": c.cfg.Username, "expires_in": int64(out.ExpiresIn)})
 	// Learn the extend and removal links now, while time is plenty: removing the
 	// token when Terraform ends the provider then takes one request, not two,
@@ -372,7 +372,7 @@ func (c *Client) removeToken(ctx context.Context, tok *AccessToken, exiting bool
 	links, err := c.tokenLinksFor(ctx, tok)
 	switch {
 	case IsUnauthorized(err):
-		c.forgetGranted(tok.Token)
+		c.granted.forget(tok.Token)
 		return nil // the token is already invalid
 	case err != nil:
 		return fmt.Errorf("removing platform token: %w", err)
@@ -389,9 +389,50 @@ func (c *Client) removeToken(ctx context.Context, tok *AccessToken, exiting bool
 	if err != nil && !IsUnauthorized(err) && !IsNotFound(err) {
 		return fmt.Errorf("removing platform token: %w", err)
 	}
-	c.forgetGranted(tok.Token)
+	c.granted.forget(tok.Token)
 	logDebug(ctx, "platform token removed", nil)
 	return nil
+}
+
+// tokenCredential is the shared platform access token of the token cache, as the
+// pipeline uses it (credential).
+type tokenCredential struct{ c *Client }
+
+func (t tokenCredential) get(ctx context.Context) (string, error) {
+	tok, err := t.c.token.get(ctx, t.c.loadToken)
+	if err != nil {
+		return "", err
+	}
+	return tok.Token, nil
+}
+
+func (tokenCredential) set(h http.Header, token string) { h.Set("Authorization", "Bearer "+token) }
+
+// drop forgets token unless another call replaced it already; the platform no longer
+// takes it, so there is nothing to remove at exit either.
+func (t tokenCredential) drop(token string) bool {
+	t.c.token.resetIf(func(tok *AccessToken) bool { return tok.Token == token })
+	t.c.granted.forget(token)
+	return true
+}
+
+// forbidden reports whether the platform no longer takes token. Otherwise something
+// refused the request, not the token: a CDN refusing the request's form (CloudFront
+// answers a GET with a body 403), a WAF, a missing right; dropping a valid token would
+// leave it live and grant another (rule "no credential the provider replaces is left
+// live").
+func (t tokenCredential) forbidden(ctx context.Context, token string) bool {
+	return !t.c.tokenStillValid(ctx, token)
+}
+
+// tokenStillValid reports whether the platform still takes the token cred: its
+// token information answers 2xx. Any other answer, or none, says that it may not.
+func (c *Client) tokenStillValid(ctx context.Context, cred string) bool {
+	_, err := c.discovered(ctx, http.MethodGet, "auth:token", func(ep *authEndpoints) string { return ep.tokenInfo },
+		func(href string) (*response, error) {
+			return c.do(ctx, &request{method: http.MethodGet, url: href, auth: authBearer, cred: cred}, nil)
+		})
+	return err == nil
 }
 
 // tokenPolicy serves the platform token while more than a third of its lifetime is

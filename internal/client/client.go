@@ -57,10 +57,7 @@ type Client struct {
 	// counts with GET (contract §V3).
 	countByGet atomic.Bool
 
-	// credLoads counts the administrator logins and token grants: a request whose
-	// credential was not loaded while it waited for it holds one that may have
-	// expired since (see do).
-	credLoads atomic.Uint64
+	credLoads credentialLoads // administrator logins and token grants (credential.go)
 
 	// fallbacks are the slower paths already reported at WARN (see warnFallback).
 	fallbacks sync.Map
@@ -74,10 +71,7 @@ type Client struct {
 	// background is the context of the work shared by many calls (SetBackground).
 	background atomic.Pointer[context.Context]
 
-	// granted are the platform tokens the token cache brought that are neither removed
-	// nor refused yet (exit.go): Close removes every one, not only the one it holds.
-	grantedMu sync.Mutex
-	granted   map[string]*AccessToken
+	granted tokenLedger // the tokens Close removes (token_ledger.go)
 
 	closeOnce sync.Once
 	closeErr  error

@@ -28,15 +28,6 @@ func (c *Client) platformHosts() []string {
 	return []string{c.cfg.AdminURL, c.cfg.PlatformURL, publishing, c.cfg.RegistryURL}
 }
 
-// forPlatform marks ctx for a request to u when u is on one of the platform's hosts,
-// and reports whether it is.
-func (c *Client) forPlatform(ctx context.Context, u *url.URL) (context.Context, bool) {
-	if !hostIn(u, c.platformHosts()) {
-		return ctx, false
-	}
-	return context.WithValue(ctx, platformRequestKey{}, true), true
-}
-
 // setRequestHeaders adds the configured request headers to a request for one of the
 // platform's hosts.
 func (c *Client) setRequestHeaders(h http.Header) {

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/url"
 	"strings"
 	"syscall"
 	"time"
@@ -232,12 +231,13 @@ func isTimeout(err error) bool {
 }
 
 // networkError classifies a transport error of a request to u.
-func (c *Client) networkError(method string, u *url.URL, err error, attempts int) *NetworkError {
+func (c *Client) networkError(method string, rt route, err error, attempts int) *NetworkError {
+	u := rt.url
 	e := &NetworkError{
-		Method: method, Path: pathOf(u), Host: u.Host, Setting: c.settingFor(u),
+		Method: method, Path: pathOf(u), Host: u.Host, Setting: rt.setting,
 		Kind: NetworkOther, Timeout: c.cfg.RequestTimeout, Attempts: attempts, MaxRetries: c.cfg.MaxRetries, Err: err,
 	}
-	e.Proxy, e.ProxyVar = c.proxyFor(u)
+	e.Proxy, e.ProxyVar = rt.proxy, rt.proxyVar
 	if e.Proxy == "" {
 		e.Bypassed, e.BypassedProxyVar = bypassedProxy(u)
 	}

@@ -1,9 +1,14 @@
 package client
 
-// The request pipeline: do runs one API call (the credential, the attempts, one fresh
-// login on a refused credential, the answer's decoding), send one attempt of it.
-// Retries and the pace are in retry.go, what the network said in network.go, what
-// an answer says in answers.go.
+// The request pipeline, the one path of every request of the client. do runs one API
+// call, send one logical exchange of it. It manages, one line each:
+//   - the credential, through the seam (credential.go), and one fresh login on a refused one;
+//   - the route: host, setting, proxy, the platform's hosts (route.go);
+//   - the base headers and the body;
+//   - the attempts and their waits, by the retry policy (retry.go), per call (request.exit);
+//   - the bounded read of the answer;
+//   - what the answer says: redirect, *APIError, the platform's or not, decoding (answers.go);
+//   - what the network said (network_failure.go), and an unknown outcome.
 
 import (
 	"bytes"
@@ -29,17 +34,6 @@ var errAnswerTooLarge = fmt.Errorf("answer larger than %d MiB: the platform (or 
 	"than the API ever does, so the provider stopped reading", maxAnswerBytes>>20)
 
 const acceptJSON = "application/json, application/hal+json, application/problem+json"
-
-// authMode says which credential a request carries.
-type authMode int
-
-const (
-	authNone     authMode = iota
-	authAdmin             // the shared administrator session, header "token"
-	authPlatform          // the shared platform access token, Bearer
-	authBearer            // an explicit access token (request.cred), Bearer
-	authSession           // an explicit administrator session (request.cred), header "token"
-)
 
 // request describes one API call for Client.do.
 type request struct {
@@ -78,6 +72,7 @@ type response struct {
 	header http.Header
 	body   []byte
 	url    *url.URL // address of the request, for resolving relative hrefs
+	route  route    // where the request went
 	// sent and received bound the exchange of the last attempt on this machine's
 	// clock, for reading the platform's clock from its Date header.
 	sent, received time.Time
@@ -92,28 +87,20 @@ type response struct {
 // names one; any other status becomes an *APIError.
 func (c *Client) do(ctx context.Context, r *request, out any) (*response, error) {
 	ctx = c.logContext(ctx)
+	cr := c.credentialFor(r)
 	for attempt := 1; ; attempt++ {
-		loadsBefore := c.credLoads.Load()
+		loadsBefore := c.credLoads.count()
 		var cred string
-		switch r.auth {
-		case authAdmin:
-			s, err := c.adminSession(ctx)
+		if cr != nil {
+			v, err := cr.get(ctx)
 			if err != nil {
 				return nil, err
 			}
-			cred = s
-		case authPlatform:
-			t, err := c.token.get(ctx, c.loadToken)
-			if err != nil {
-				return nil, err
-			}
-			cred = t.Token
-		case authBearer, authSession:
-			cred = r.cred
+			cred = v
 		}
 
-		held := c.credLoads.Load() == loadsBefore // the credential was there before this call
-		resp, err := c.send(maskCredential(ctx, cred), r, cred)
+		held := c.credLoads.count() == loadsBefore // the credential was there before this call
+		resp, err := c.send(maskCredential(ctx, cred), r, cr, cred)
 		if err != nil {
 			return nil, err
 		}
@@ -124,26 +111,17 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 				return resp, err
 			}
 		}
-		rejected := resp.status == http.StatusUnauthorized || (resp.status == http.StatusForbidden && held)
-		if rejected && resp.status == http.StatusForbidden && r.auth == authPlatform && attempt == 1 && c.tokenStillValid(ctx, cred) {
-			// Something refused the request, not the token: a CDN refusing the request's
-			// form (CloudFront answers a GET with a body 403), a WAF, a missing right.
-			// Dropping a valid token would leave it live and grant another (rule "no
-			// credential the provider replaces is left live").
-			rejected = false
-		}
-		if rejected && attempt == 1 && (r.auth == authAdmin || r.auth == authPlatform) {
-			// The credential expired or was invalidated: drop it (unless another
-			// goroutine already replaced it), log in again once and retry.
+		// A 403 to a credential loaded during this call says that the account lacks a
+		// right; to one held before, it may say the credential expired, unless something
+		// else refused the request (forbidden).
+		refused := resp.status == http.StatusUnauthorized ||
+			(resp.status == http.StatusForbidden && held && attempt == 1 && cr != nil && cr.forbidden(ctx, cred))
+		if refused && attempt == 1 && cr != nil && cr.drop(cred) {
+			// The credential expired or was invalidated: dropped (unless another goroutine
+			// already replaced it); log in again once and retry.
 			logDebug(ctx, "credential rejected, logging in again", map[string]any{
 				"method": r.method, "path": pathOf(resp.url), "status": resp.status,
 			})
-			if r.auth == authAdmin {
-				c.session.resetIf(func(s string) bool { return s == cred })
-			} else {
-				c.token.resetIf(func(t *AccessToken) bool { return t.Token == cred })
-				c.forgetGranted(cred) // the platform no longer takes it: nothing to remove at exit
-			}
 			continue
 		}
 		if seeOtherAfterWrite(r, resp) {
@@ -162,11 +140,11 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 		}
 		if resp.status < 200 || resp.status > 299 {
 			apiErr := parseAPIError(r.method, resp)
-			apiErr.Host, apiErr.Setting = resp.url.Host, c.settingFor(resp.url)
-			apiErr.Proxy, apiErr.ProxyVar = c.proxyFor(resp.url)
+			apiErr.Host, apiErr.Setting = resp.url.Host, resp.route.setting
+			apiErr.Proxy, apiErr.ProxyVar = resp.route.proxy, resp.route.proxyVar
 			apiErr.Tunnelled = apiErr.Proxy != "" && resp.url.Scheme == "https"
 			apiErr.ProxyLogin = apiErr.ProxyVar != "" && proxyLogin(apiErr.ProxyVar)
-			apiErr.HeadersSet = len(c.cfg.RequestHeaders) > 0 && hostIn(resp.url, c.platformHosts())
+			apiErr.HeadersSet = len(c.cfg.RequestHeaders) > 0 && resp.route.platform
 			c.maskAPIError(apiErr)
 			logDebug(ctx, "API error", map[string]any{
 				"method": r.method, "path": apiErr.Path, "status": apiErr.Status, "code": apiErr.Code,
@@ -206,16 +184,6 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 		c.clock.observe(hostKey(resp.url), resp.header.Get("Date"), resp.sent, resp.received)
 		return resp, nil
 	}
-}
-
-// tokenStillValid reports whether the platform still takes the token cred: its
-// token information answers 2xx. Any other answer, or none, says that it may not.
-func (c *Client) tokenStillValid(ctx context.Context, cred string) bool {
-	_, err := c.discovered(ctx, http.MethodGet, "auth:token", func(ep *authEndpoints) string { return ep.tokenInfo },
-		func(href string) (*response, error) {
-			return c.do(ctx, &request{method: http.MethodGet, url: href, auth: authBearer, cred: cred}, nil)
-		})
-	return err == nil
 }
 
 // seeOtherAfterWrite reports whether resp is a 303 See Other answering the write r
@@ -264,9 +232,9 @@ func attemptFrom(ctx context.Context) *attemptInfo {
 	return info
 }
 
-// send performs one logical HTTP exchange (with transport-level retries) and
-// reads the whole response.
-func (c *Client) send(ctx context.Context, r *request, cred string) (*response, error) {
+// send performs one logical HTTP exchange (with transport-level retries) with the
+// credential cred of cr (nil: none) and reads the whole response.
+func (c *Client) send(ctx context.Context, r *request, cr credential, cred string) (*response, error) {
 	u, err := url.Parse(r.url)
 	if err != nil {
 		return nil, fmt.Errorf("invalid address %q: %w", r.url, err)
@@ -290,23 +258,21 @@ func (c *Client) send(ctx context.Context, r *request, cred string) (*response, 
 	}
 
 	info := &attemptInfo{retrySafe: r.repeatable(), exit: r.exit, start: c.local.Now()}
-	ctx = context.WithValue(ctx, attemptKey{}, info)
-	ctx, platform := c.forPlatform(ctx, u)
+	rt := c.routeOf(u)
+	ctx = rt.context(context.WithValue(ctx, attemptKey{}, info))
 	req, err := retryablehttp.NewRequestWithContext(ctx, r.method, u.String(), body)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", r.method, path, err)
 	}
-	c.setBaseHeaders(req.Header, platform, r.accept)
+	c.setBaseHeaders(req.Header, rt.platform, r.accept)
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
 	switch {
 	case r.basic != "":
 		req.Header.Set("Authorization", "Basic "+r.basic)
-	case r.auth == authAdmin || r.auth == authSession:
-		req.Header.Set("token", cred)
-	case r.auth == authPlatform || r.auth == authBearer:
-		req.Header.Set("Authorization", "Bearer "+cred)
+	case cr != nil:
+		cr.set(req.Header, cred)
 	}
 	// Read the body inside the retry loop, so that a connection dropped while
 	// the answer arrives is retried like any other connection error.
@@ -338,9 +304,9 @@ func (c *Client) send(ctx context.Context, r *request, cred string) (*response, 
 		}
 		if isCertificateError(err) || isPlainHTTP(err) || tlsAlert(err) != "" {
 			// The handshake failed, so nothing was sent: the outcome is known.
-			return nil, c.networkError(r.method, u, err, info.attempt)
+			return nil, c.networkError(r.method, rt, err, info.attempt)
 		}
-		var netErr error = c.networkError(r.method, u, err, info.attempt)
+		var netErr error = c.networkError(r.method, rt, err, info.attempt)
 		if ctx.Err() != nil {
 			// The caller stopped waiting (a Terraform timeout or interrupt): not the network.
 			netErr = fmt.Errorf("%s %s: %w", r.method, path, err)
@@ -359,7 +325,7 @@ func (c *Client) send(ctx context.Context, r *request, cred string) (*response, 
 		}
 		info.body = b
 	}
-	return &response{status: resp.StatusCode, header: resp.Header, body: info.body, url: u, sent: info.sent, received: time.Now()}, nil
+	return &response{status: resp.StatusCode, header: resp.Header, body: info.body, url: u, route: rt, sent: info.sent, received: time.Now()}, nil
 }
 
 // repeatable reports whether sending r twice is harmless: its method is idempotent,

@@ -1,8 +1,8 @@
 package client
 
 // Retries and the pace: which failures are tried again and after how long (backoff,
-// Retry-After), the budget of a 429 or 503 wait, and the pace the client keeps after
-// the platform said it was asked too often.
+// Retry-After), the budget of a 429 or 503 wait, the exit's policy (request.exit), and
+// the pace the client keeps after the platform said it was asked too often.
 
 import (
 	"context"
@@ -164,6 +164,64 @@ func (c *Client) waitBeforeRetry(req *http.Request) error {
 		return info.refusal // the exit's window ended: the refusal is what it met
 	}
 	return err
+}
+
+// exitRetryWait is the wait before repeating an exit request whose connection failed.
+const exitRetryWait = 50 * time.Millisecond
+
+// checkExitRetry is checkRetry for an exit request (request.exit): a 429 or 503 is
+// repeated after the wait Retry-After asks for (unannouncedWait without one), a
+// transient connection failure after exitRetryWait, as long as ctx's deadline can hold
+// the wait. A 429 or 503 left unrepeated ends the call in an *exitRefusal.
+func (c *Client) checkExitRetry(ctx context.Context, info *attemptInfo, resp *http.Response, err error) (bool, error) {
+	wait, refused := exitRetryWait, false
+	switch {
+	case err != nil && !transient(err):
+		return false, err
+	case err == nil && resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable:
+		return false, nil
+	case err == nil:
+		wait = unannouncedWait
+		if asked, ok := retryAfter(resp.Header); ok {
+			wait = asked
+		}
+		err, refused = &exitRefusal{status: resp.StatusCode, attempts: info.attempt, over: c.local.Now().Sub(info.start)}, true
+	}
+	if deadline, ok := ctx.Deadline(); (ok && deadline.Sub(c.local.Now()) < wait) || ctx.Err() != nil {
+		return false, err
+	}
+	info.wait = wait
+	if refused {
+		logDebug(ctx, "exit request refused, repeating it after the wait asked for", map[string]any{
+			"status": resp.StatusCode, "retry_after": resp.Header.Get("Retry-After"), "attempt": info.attempt,
+		})
+		info.refusal = err
+		return true, nil
+	}
+	return true, err
+}
+
+// exitRefusal is an exit request that the platform refused with 429 or 503 at every
+// attempt the exit's window held.
+type exitRefusal struct {
+	status   int
+	attempts int
+	over     time.Duration
+}
+
+func (e *exitRefusal) Error() string {
+	return fmt.Sprintf("HTTP %d (%s)", e.status, exitAttempts(e.attempts, e.over))
+}
+
+// exitAttempts says how many times an exit request was sent and over how long, for the
+// error of one the platform refused each time: on a rate limit that other jobs keep
+// full, the first and the repeat Retry-After asks for are all Terraform's exit window
+// holds.
+func exitAttempts(n int, over time.Duration) string {
+	if n == 1 {
+		return "1 attempt"
+	}
+	return fmt.Sprintf("%d attempts over %s", n, over.Round(100*time.Millisecond))
 }
 
 // retryBudget is how long one call may spend retrying answers of this status: the
