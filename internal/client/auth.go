@@ -178,6 +178,7 @@ func (c *Client) grant(ctx context.Context) (*AccessToken, error) {
 		var apiErr *APIError
 		if errors.As(err, &apiErr) && resp != nil {
 			if oauthErr := parseOAuthError(resp); oauthErr != nil {
+				oauthErr.Method, oauthErr.Path = apiErr.Method, apiErr.Path
 				// A server may echo the form, password included, in its description.
 				oauthErr.Description = c.maskText(oauthErr.Description)
 				return nil, oauthErr

@@ -158,11 +158,16 @@ type OAuthError struct {
 	ErrorCode string
 	// Description is the body's "error_description" field, if any.
 	Description string
+	// Method and Path identify the token request ("" when unknown).
+	Method, Path string
 }
 
-// Error gives the status, the OAuth error code and its description.
+// Error gives the request, the status, the OAuth error code and its description.
 func (e *OAuthError) Error() string {
 	msg := fmt.Sprintf("platform token request failed: HTTP %d %s", e.Status, e.ErrorCode)
+	if e.Method != "" {
+		msg = e.Method + " " + e.Path + ": " + msg
+	}
 	if e.Description != "" {
 		msg += ": " + e.Description
 	}

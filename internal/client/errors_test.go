@@ -41,7 +41,8 @@ func errorTypeRows() []error {
 		&MissingSettingError{Setting: "admin_url", EnvVar: EnvAdminURL},
 		&MissingSettingError{Setting: "publishing_url", EnvVar: EnvPublishingURL, Or: "admin_url", OrEnvVar: EnvAdminURL},
 		&OAuthError{Status: http.StatusUnauthorized, ErrorCode: "invalid_client", Description: "unknown client"},
-		&OAuthError{Status: http.StatusBadRequest, ErrorCode: "invalid_grant"},
+		&OAuthError{Status: http.StatusBadRequest, ErrorCode: "invalid_grant", Method: http.MethodPost,
+			Path: "/auth/oauth2/ropc/default"},
 		&OAuthError{Status: http.StatusBadRequest, ErrorCode: "unsupported_grant_type"},
 		&UnknownOutcomeError{Method: http.MethodPost, Path: "/scores", Detail: "the score may have been created", Err: transport},
 		&UnknownOutcomeError{Method: http.MethodPost, Path: "/scores", Err: transport},
@@ -70,6 +71,7 @@ func errorTypeRows() []error {
 			Err: &UnknownOutcomeError{Method: http.MethodPost, Path: "/scores", Err: transport}},
 		&ListChangedError{Offset: 400, Listed: 380, Pages: 30, StepBacks: 12},
 		&PagingError{Offset: 200, Detail: "the page at offset 200 lists only scores already listed"},
+		&exitRefusal{status: http.StatusTooManyRequests, attempts: 2, over: 1500 * time.Millisecond},
 	}
 	for _, kind := range []string{NetworkRefused, NetworkDNS, NetworkTimeout, NetworkPlainHTTP, NetworkProxy,
 		NetworkProxyRefused, NetworkOther, NetworkStaleConnection} {
