@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
 )
 
 // TestAccDataSourceExternalAuthentication reads settings written through the API, then
@@ -84,8 +85,8 @@ func TestAccDataSourceExternalAuthentication_notAdministrator(t *testing.T) {
 			Config: `
 provider "mediaplatform" {
   admin_url      = "` + emu.adminURL() + `"
-  admin_username = "viewer"
-  admin_password = "viewer-secret"
+  admin_username = "` + emulatortest.ViewerUsername + `"
+  admin_password = "` + emulatortest.ViewerPassword + `"
 }
 data "mediaplatform_external_authentication" "test" {}
 `,

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
 )
 
 // Fixture shapes. Pointers keep "missing" apart from zero values.
@@ -379,12 +380,12 @@ func viewerProviderConfig(e *testEmulator) string {
 	return fmt.Sprintf(`
 provider "mediaplatform" {
   platform_url  = %q
-  client_id     = "terraform"
-  client_secret = "terraform-secret"
-  username      = "viewer"
-  password      = "viewer-secret"
+  client_id     = %q
+  client_secret = %q
+  username      = %q
+  password      = %q
 }
-`, e.platformURL())
+`, e.platformURL(), emulatortest.ClientID, emulatortest.ClientSecret, emulatortest.ViewerUsername, emulatortest.ViewerPassword)
 }
 
 func TestDataSourceAssetModel_rowRestrictionsDefaults(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
 )
 
 // Emulator routes of the token flow (contract B).
@@ -158,7 +159,7 @@ func TestAccEphemeralAccessToken_wrongCredentials(t *testing.T) {
 		TerraformVersionChecks:   ephemeralVersionChecks,
 		ProtoV6ProviderFactories: ephemeralTestFactories(t),
 		Steps: []resource.TestStep{{
-			Config: providerConfigWith(emu, "admin-secret", "wrong-password") + `
+			Config: providerConfigWith(emu, emulatortest.AdminPassword, "wrong-password") + `
 ephemeral "mediaplatform_access_token" "test" {}
 provider "echo" {
   data = ephemeral.mediaplatform_access_token.test

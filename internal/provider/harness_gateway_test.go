@@ -1,12 +1,11 @@
 package provider
 
 import (
-	"encoding/pem"
-	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/testca"
 )
 
@@ -34,11 +33,6 @@ func newGatewayEmulatorWith(t *testing.T, ca *testca.CA, opts emulator.Options) 
 	}
 	opts.Faults.ClientCACertPEM = ca.PEM
 	opts.Faults.RequireHeader = &emulator.HeaderRequirement{Name: gatewayHeader, Value: gatewaySecret}
-	emu := emulator.New(opts)
-	srv := httptest.NewUnstartedServer(emu)
-	srv.TLS = emu.TLSConfig(nil)
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	serverPEM := string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
-	return servedTestEmulator(t, emu, srv.URL), serverPEM
+	srv := emulatortest.StartTLS(t, opts)
+	return servedTestEmulator(t, srv.Emulator, srv.URL), srv.CertPEM()
 }

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"regexp"
 	"slices"
@@ -30,6 +29,7 @@ import (
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
 )
 
 // testRenderDelay keeps scores in pending and rendering long enough to be seen, and
@@ -149,19 +149,12 @@ func newTestEmulatorWith(t *testing.T, what string, opts emulator.Options) *test
 
 func startTestEmulator(t *testing.T, opts emulator.Options) *testEmulator {
 	t.Helper()
-	emu := emulator.New(opts)
-	srv := httptest.NewServer(emu)
-	t.Cleanup(srv.Close)
+	srv := emulatortest.Start(t, opts)
 	// Registered before anything of the test's own, so it runs after every other
 	// cleanup: by then the providers' and the test's clients have all closed, and
 	// like the provider binary they must have left no session or token behind.
-	t.Cleanup(func() {
-		if s := emu.Stats(); s.LiveSessions != 0 || s.LiveTokens != 0 {
-			t.Errorf("at the end of the test: %d live administrator sessions and %d live access tokens, want none",
-				s.LiveSessions, s.LiveTokens)
-		}
-	})
-	return servedTestEmulator(t, emu, srv.URL)
+	srv.ExpectLoggedOut(t)
+	return servedTestEmulator(t, srv.Emulator, srv.URL)
 }
 
 // servedTestEmulator is the target of an emulator a test serves itself at base
@@ -173,9 +166,9 @@ func servedTestEmulator(t *testing.T, emu *emulator.Emulator, base string) *test
 // emulatorConfig is the client configuration of an emulator's default accounts.
 func emulatorConfig(emu *emulator.Emulator, base string) client.Config {
 	return client.Config{
-		AdminURL: emu.AdminURL(base), AdminUsername: "admin", AdminPassword: "admin-secret",
-		PlatformURL: emu.PlatformURL(base), ClientID: "terraform", ClientSecret: "terraform-secret",
-		Username: "alice", Password: "alice-secret",
+		AdminURL: emu.AdminURL(base), AdminUsername: emulatortest.AdminUsername, AdminPassword: emulatortest.AdminPassword,
+		PlatformURL: emu.PlatformURL(base), ClientID: emulatortest.ClientID, ClientSecret: emulatortest.ClientSecret,
+		Username: emulatortest.Username, Password: emulatortest.Password,
 	}
 }
 

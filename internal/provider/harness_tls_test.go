@@ -1,11 +1,11 @@
 package provider
 
 import (
-	"encoding/pem"
-	"net/http/httptest"
+	"crypto/tls"
 	"testing"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
 )
 
 // newTLSTestEmulator serves an emulator over HTTPS with httptest's certificate and
@@ -15,11 +15,9 @@ func newTLSTestEmulator(t *testing.T) (*testEmulator, string) {
 	if externalPlatform != nil {
 		t.Skip("needs the emulator's control surface: a TLS listener with a certificate of its own")
 	}
-	emu := emulator.New(emulator.Options{RenderDelay: testRenderDelay})
-	srv := httptest.NewTLSServer(emu)
-	t.Cleanup(srv.Close)
-	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
-	return servedTestEmulator(t, emu, srv.URL), string(certPEM)
+	// httptest's own certificate: a TLS configuration without one.
+	srv := emulatortest.ServeTLS(t, emulator.New(emulator.Options{RenderDelay: testRenderDelay}), &tls.Config{MinVersion: tls.VersionTLS12})
+	return servedTestEmulator(t, srv.Emulator, srv.URL), srv.CertPEM()
 }
 
 const tlsTestResources = `

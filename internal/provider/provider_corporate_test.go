@@ -25,6 +25,7 @@ import (
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/testca"
 )
@@ -284,11 +285,10 @@ func TestAccCorporate_gatewayCredentialBesideAuthorization(t *testing.T) {
 	if externalPlatform != nil {
 		t.Skip("needs the emulator's control surface: a gateway demanding Proxy-Authorization")
 	}
-	emu := emulator.New(emulator.Options{RenderDelay: testRenderDelay, Faults: emulator.Faults{
+	srv := emulatortest.Start(t, emulator.Options{RenderDelay: testRenderDelay, Faults: emulator.Faults{
 		RequireHeader: &emulator.HeaderRequirement{Name: "Proxy-Authorization", Value: "Bearer gw-7f3a9c1e5b"},
 	}})
-	srv := httptest.NewServer(emu)
-	t.Cleanup(srv.Close)
+	emu := srv.Emulator
 	target := servedTestEmulator(t, emu, srv.URL)
 	score := fmt.Sprintf(`resource "mediaplatform_score" "test" {
   score_url = %q

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
 )
 
 // configureProvider runs Configure with the given attribute values (the others null)
@@ -254,7 +255,7 @@ resource "mediaplatform_external_authentication" "test" {
 // login, after at most two login attempts.
 func TestAccProvider_wrongAdminCredentials(t *testing.T) {
 	t.Parallel()
-	testWrongCredentials(t, "wrong-password", "alice-secret", fmt.Sprintf(`
+	testWrongCredentials(t, "wrong-password", emulatortest.Password, fmt.Sprintf(`
 resource "mediaplatform_external_authentication" "test" {
   domain_name = %q
   enabled     = true
@@ -267,7 +268,7 @@ resource "mediaplatform_external_authentication" "test" {
 // login, after at most two password grants.
 func TestAccProvider_wrongPlatformCredentials(t *testing.T) {
 	t.Parallel()
-	testWrongCredentials(t, "admin-secret", "wrong-password", fmt.Sprintf(`
+	testWrongCredentials(t, emulatortest.AdminPassword, "wrong-password", fmt.Sprintf(`
 resource "mediaplatform_score" "test" {
   score_url = %q
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
@@ -124,7 +125,7 @@ func TestAccScoreHardKillRecovery_notOwnUser(t *testing.T) {
 	ctl := emu.control(t, "score counts")
 	name := accName()
 	cfg := emu.config()
-	cfg.Username, cfg.Password = "viewer", "viewer-secret"
+	cfg.Username, cfg.Password = emulatortest.ViewerUsername, emulatortest.ViewerPassword
 	other, err := client.New(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
 )
 
 // restoreConfig is the configuration of the restore tests: six aliased scores whose
@@ -317,7 +318,7 @@ resource "mediaplatform_score" "orphan" {
 func viewerClient(t *testing.T, emu *testEmulator) *client.Client {
 	t.Helper()
 	cfg := emu.config()
-	cfg.Username, cfg.Password = "viewer", "viewer-secret"
+	cfg.Username, cfg.Password = emulatortest.ViewerUsername, emulatortest.ViewerPassword
 	c, err := client.New(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,6 @@ import (
 	"math/big"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"syscall"
@@ -33,6 +32,7 @@ import (
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
@@ -580,12 +580,9 @@ func newExpiredTLSTestEmulator(t *testing.T) (*testEmulator, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	emu := emulator.New(emulator.Options{RenderDelay: testRenderDelay})
-	srv := httptest.NewUnstartedServer(emu)
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}, MinVersion: tls.VersionTLS12}
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	return servedTestEmulator(t, emu, srv.URL), string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
+	srv := emulatortest.ServeTLS(t, emulator.New(emulator.Options{RenderDelay: testRenderDelay}),
+		&tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}, MinVersion: tls.VersionTLS12})
+	return servedTestEmulator(t, srv.Emulator, srv.URL), string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
 }
 
 // TestAccField_deleteAcceptedReplacesAnAliasedScore: on a platform that answers a

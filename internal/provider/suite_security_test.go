@@ -23,16 +23,17 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
 )
 
 // The credentials of the emulator's default accounts (contract G).
 const (
-	testAdminPassword = "admin-secret"
-	testPassword      = "alice-secret"
-	testClientSecret  = "terraform-secret"
+	testAdminPassword = emulatortest.AdminPassword
+	testPassword      = emulatortest.Password
+	testClientSecret  = emulatortest.ClientSecret
 )
 
-var testBasicToken = base64.StdEncoding.EncodeToString([]byte("terraform:" + testClientSecret))
+var testBasicToken = base64.StdEncoding.EncodeToString([]byte(emulatortest.ClientID + ":" + testClientSecret))
 
 // securityExtras adds to the demo what it does not exercise: a second provider
 // configuration with the pre-encoded application credential, and both ephemeral
@@ -377,15 +378,15 @@ func TestAccSecurity_notAdministrator(t *testing.T) {
 			Config: fmt.Sprintf(`
 provider "mediaplatform" {
   admin_url      = %q
-  admin_username = "viewer"
-  admin_password = "viewer-secret"
+  admin_username = %q
+  admin_password = %q
 }
 resource "mediaplatform_external_authentication" "test" {
   domain_name = "CORP"
   enabled     = true
   servers     = [{ address = "dc1.corp.example", port = 636 }]
 }
-`, emu.adminURL()),
+`, emu.adminURL(), emulatortest.ViewerUsername, emulatortest.ViewerPassword),
 			ExpectError: errorPattern("Unable to store external authentication settings",
 				"The administrator API refused admin_username: it is logged in but not an administrator.", "403", "admin/FORBIDDEN",
 				`user "viewer" is not an administrator`),
