@@ -90,6 +90,36 @@ func (w *workspace) run(args ...string) string {
 	return string(out)
 }
 
+// attribute returns an attribute of a resource in the workspace's state, as `terraform
+// show -json` gives it (sensitive values included); a failure fails the test.
+func (w *workspace) attribute(address, name string) any {
+	w.t.Helper()
+	var show struct {
+		Values struct {
+			RootModule struct {
+				Resources []struct {
+					Address string         `json:"address"`
+					Values  map[string]any `json:"values"`
+				} `json:"resources"`
+			} `json:"root_module"`
+		} `json:"values"`
+	}
+	out, err := w.command("show", "-json").Output()
+	if err != nil {
+		w.t.Fatalf("terraform show -json: %v", err)
+	}
+	if err := json.Unmarshal(out, &show); err != nil {
+		w.t.Fatalf("reading terraform show -json: %v\n%s", err, out)
+	}
+	for _, r := range show.Values.RootModule.Resources {
+		if r.Address == address {
+			return r.Values[name]
+		}
+	}
+	w.t.Fatalf("the state has no %s:\n%s", address, out)
+	return nil
+}
+
 // cleanEnv is the process environment without the variables that would change what
 // Terraform or the provider do (a developer's TF_* settings, MEDIAPLATFORM_* defaults).
 func cleanEnv() []string {

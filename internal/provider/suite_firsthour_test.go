@@ -209,7 +209,11 @@ resource "mediaplatform_score_view" "test" {
 }
 `, alias))
 	w.run("apply", "-auto-approve")
-	time.Sleep(2 * time.Second)
+	// Until the platform has the view expired: its viewer answers no more.
+	viewerURL, _ := w.attribute("mediaplatform_score_view.test", "viewer_url").(string)
+	if !waitFor(time.Minute, func() bool { status, err := viewerStatus(viewerURL); return err == nil && status != http.StatusOK }) {
+		t.Fatalf("the view at %q did not expire within a minute of its 1 s", viewerURL)
+	}
 	out := w.run("plan")
 	if !errorPattern("Warning: Score view will be replaced", "expired", "Raise expires_in").MatchString(out) ||
 		strings.Contains(out, "Lower renew_before") {
