@@ -16,7 +16,6 @@
 package client
 
 import (
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -24,82 +23,39 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
 )
 
-// Client talks to one platform deployment. It is safe for concurrent use.
+// Client talks to one platform deployment. It is safe for concurrent use. It holds
+// its configuration, its transport, the caches of what it loaded once, and one field
+// per mechanism, a struct owned by that mechanism's file.
 type Client struct {
 	cfg       Config
 	userAgent string
 	secrets   []string // configuredSecrets(cfg), masked in every log
 	http      *retryablehttp.Client
+	// proxy is the transport's choice of forward proxy for a request (nil: none).
+	proxy func(*http.Request) (*url.URL, error)
+	local localClock // this machine's clock, as the client waits (localclock.go)
 
 	session   cache[string]         // administrator session token
 	token     cache[*AccessToken]   // shared platform access token (tokenPolicy)
 	discovery cache[*authEndpoints] // hrefs of the token flow
 	registry  cache[*serviceRoots]  // service registry document
 
-	// scoresCollectionSeen is set once the score list has answered, which
-	// confirms that a 404 on a score's address means the score is gone.
-	scoresCollectionSeen atomic.Bool
-
-	gate rateGate // holds every request back after a 429
-
-	local localClock // this machine's clock, as the client waits (localclock.go)
-
-	clock platformClock // the platform's clock, learned from Date headers
-
-	// countByGet is set once POST /scores/count was answered 405: this platform
-	// counts with GET (contract §V3).
-	countByGet atomic.Bool
-
 	credLoads credentialLoads // administrator logins and token grants (credential.go)
-
-	// fallbacks are the slower paths already reported at WARN (see warnFallback).
-	fallbacks sync.Map
-
-	// proxy is the transport's choice of forward proxy for a request (nil: none).
-	proxy func(*http.Request) (*url.URL, error)
-
-	refresh scoreRefresh // RefreshScore's choice between GETs and one listing
-	renders renderWait   // WaitForRendering's shared reads
-
-	// background is the context of the work shared by many calls (SetBackground).
-	background atomic.Pointer[context.Context]
-
-	granted tokenLedger // the tokens Close removes (token_ledger.go)
-
-	closeOnce sync.Once
-	closeErr  error
-
-	interruptionSeen atomic.Bool // FirstInterruption's flag
-}
-
-// FirstInterruption reports whether this is the first time a caller asks after an
-// interrupt stopped its call: an interrupt stops every call in flight, and one
-// report of it is enough.
-func (c *Client) FirstInterruption() bool { return !c.interruptionSeen.Swap(true) }
-
-// SetBackground sets the context that the work shared by many calls runs in: a
-// batched refresh's count and pages, the shared rendering wait. That work serves
-// every call waiting for it and may outlive the call that started it, so it takes
-// its logger and values from this context (never its cancellation) rather than
-// from whichever call came first. The provider sets the context of its
-// configuration: the context of a call is released once the call returns (see the
-// provider's callContext). Without one, the work takes the starting call's context.
-func (c *Client) SetBackground(ctx context.Context) { c.background.Store(&ctx) }
-
-// detached is the context of shared work started by a call with ctx: the
-// background context when set, else ctx; never cancelled by either.
-func (c *Client) detached(ctx context.Context) context.Context {
-	if bg := c.background.Load(); bg != nil {
-		ctx = *bg
-	}
-	return context.WithoutCancel(ctx)
+	granted   tokenLedger     // the tokens Close removes (token_ledger.go)
+	gate      rateGate        // holds every request back after a 429 (retry.go)
+	clock     platformClock   // the platform's clock, learned from Date headers (clock.go)
+	fallbacks fallbackLog     // the slower paths already reported at WARN (log.go)
+	counting  scoreCounting   // how this platform counts (score_count.go)
+	gone      scoreGone       // what confirms that a score is gone (score_delete.go)
+	refresh   scoreRefresh    // RefreshScore's choice between GETs and one listing (score_refresh.go)
+	renders   renderWait      // WaitForRendering's shared reads (render_wait.go)
+	calls     callScope       // the background context, the one report of an interrupt (calls.go)
+	exit      exitState       // Close's once and its result (exit.go)
 }
 
 // ErrClosed is returned by calls made after Close.
@@ -229,38 +185,6 @@ func New(cfg Config) (*Client, error) {
 		RequestLogHook: c.beforeAttempt,
 	}
 	return c, nil
-}
-
-// Close logs the administrator session out and removes the platform access
-// token, if the client holds them, and every token it replaced whose removal has not
-// been seen to succeed. It waits for a login in progress, is bounded by ctx and is
-// idempotent: later calls return the first result, and every other call made after
-// Close returns ErrClosed. Its error names every credential it leaves live, a grant
-// still under way when ctx ended included.
-func (c *Client) Close(ctx context.Context) error {
-	c.closeOnce.Do(func() {
-		ctx = c.logContext(ctx)
-		var wg sync.WaitGroup
-		var adminErr, tokenErr error
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			if session, ok := c.session.closeAndTake(ctx); ok {
-				adminErr = c.exitLogout(ctx, session)
-			}
-			if c.session.loading() {
-				adminErr = errors.Join(adminErr, errLoginAtExit)
-			}
-		}()
-		go func() {
-			defer wg.Done()
-			tok, ok := c.token.closeAndTake(ctx)
-			tokenErr = c.exitTokens(ctx, tok, ok)
-		}()
-		wg.Wait()
-		c.closeErr = errors.Join(adminErr, tokenErr)
-	})
-	return c.closeErr
 }
 
 // adminBase returns the administrator API address or the error naming the

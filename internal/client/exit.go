@@ -24,6 +24,44 @@ import (
 	"time"
 )
 
+// exitState is Close's: it runs once, and later calls return its result.
+type exitState struct {
+	once sync.Once
+	err  error
+}
+
+// Close logs the administrator session out and removes the platform access
+// token, if the client holds them, and every token it replaced whose removal has not
+// been seen to succeed. It waits for a login in progress, is bounded by ctx and is
+// idempotent: later calls return the first result, and every other call made after
+// Close returns ErrClosed. Its error names every credential it leaves live, a grant
+// still under way when ctx ended included.
+func (c *Client) Close(ctx context.Context) error {
+	c.exit.once.Do(func() {
+		ctx = c.logContext(ctx)
+		var wg sync.WaitGroup
+		var adminErr, tokenErr error
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			if session, ok := c.session.closeAndTake(ctx); ok {
+				adminErr = c.exitLogout(ctx, session)
+			}
+			if c.session.loading() {
+				adminErr = errors.Join(adminErr, errLoginAtExit)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			tok, ok := c.token.closeAndTake(ctx)
+			tokenErr = c.exitTokens(ctx, tok, ok)
+		}()
+		wg.Wait()
+		c.exit.err = errors.Join(adminErr, tokenErr)
+	})
+	return c.exit.err
+}
+
 // exitLogout logs the administrator session out when the client closes (request.exit).
 // A session the server no longer knows (401) counts as logged out.
 func (c *Client) exitLogout(ctx context.Context, session string) error {

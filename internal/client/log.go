@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -148,12 +149,28 @@ func (t *loggingTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	return resp, nil
 }
 
+// fallbackLog holds the kinds of slower path already reported at WARN (warnFallback):
+// what the platform has shown of itself, for the rest of the process.
+type fallbackLog struct{ seen sync.Map }
+
+// reported records kind and reports whether it was recorded before.
+func (f *fallbackLog) reported(kind string) bool {
+	_, seen := f.seen.LoadOrStore(kind, true)
+	return seen
+}
+
+// shown reports whether kind was recorded.
+func (f *fallbackLog) shown(kind string) bool {
+	_, seen := f.seen.Load(kind)
+	return seen
+}
+
 // warnFallback logs at WARN, once per client and kind, that the provider takes a
 // slower path because an answer of the platform could not be used (a user who sets
 // TF_LOG=warn sees why a refresh reads score by score, say). Later occurrences log
 // at DEBUG.
 func (c *Client) warnFallback(ctx context.Context, kind, msg string, fields map[string]any) {
-	if _, seen := c.fallbacks.LoadOrStore(kind, true); seen {
+	if c.fallbacks.reported(kind) {
 		logDebug(c.logContext(ctx), msg, fields)
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"sync/atomic"
 )
 
 // CountScores counts the scores matching the criteria (POST /scores/count).
@@ -58,6 +59,13 @@ func (c *Client) CountScores(ctx context.Context, in CountScoresInput) (int, err
 	}
 }
 
+// scoreCounting is how this platform counts.
+type scoreCounting struct {
+	// byGet is set once POST /scores/count was answered 405: this platform counts with
+	// GET (contract §V3).
+	byGet atomic.Bool
+}
+
 // maxCounts bounds the counts CountScores takes of a set that keeps moving.
 const maxCounts = 5
 
@@ -70,7 +78,7 @@ func (c *Client) countOnce(ctx context.Context, base string, q url.Values, body 
 	// POST, this platform counts with GET for the rest of the process.
 	req := &request{method: http.MethodPost, url: base + "/scores/count", query: q, body: body, auth: authPlatform,
 		retrySafe: true, wrapper: "count"}
-	if c.countByGet.Load() {
+	if c.counting.byGet.Load() {
 		req.method = http.MethodGet
 		if !c.getBodyShown() {
 			req.body = nil // a GET carries a body only once the platform asked for one
@@ -78,7 +86,7 @@ func (c *Client) countOnce(ctx context.Context, base string, q url.Values, body 
 	}
 	_, err = c.do(ctx, req, &out)
 	if statusOf(err) == http.StatusMethodNotAllowed && req.method == http.MethodPost {
-		c.countByGet.Store(true)
+		c.counting.byGet.Store(true)
 		c.warnFallback(ctx, "count-get", "the platform counts scores with GET (POST answered 405); using GET from now on", nil)
 		req.method = http.MethodGet
 		if !c.getBodyShown() {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"sync/atomic"
 )
 
 // DeleteScore deletes a score by UUID or alias, purging its rendered assets
@@ -67,6 +68,13 @@ func (c *Client) waitScoreGone(ctx context.Context, idOrAlias string) error {
 	})
 }
 
+// scoreGone is what confirms that a score is gone.
+type scoreGone struct {
+	// collectionSeen is set once the score list has answered, which confirms that a 404
+	// on a score's address means the score is gone.
+	collectionSeen atomic.Bool
+}
+
 // confirmScoreGone checks a 404 from a score's address before it counts as "the
 // score is gone" (contract §0): a wrong publishing address or a gateway without
 // the route answers 404 too. The score collection must answer (GET
@@ -74,7 +82,7 @@ func (c *Client) waitScoreGone(ctx context.Context, idOrAlias string) error {
 // the client. When it does not, the 404 becomes an *AddressError, for which
 // IsNotFound is false. Any other error is returned as it is.
 func (c *Client) confirmScoreGone(ctx context.Context, err error) error {
-	if !IsNotFound(err) || c.scoresCollectionSeen.Load() {
+	if !IsNotFound(err) || c.gone.collectionSeen.Load() {
 		return err
 	}
 	base, berr := c.PublishingURL()
@@ -84,7 +92,7 @@ func (c *Client) confirmScoreGone(ctx context.Context, err error) error {
 	_, lerr := c.do(ctx, &request{method: http.MethodGet, url: base + "/scores", query: url.Values{"limit": {"1"}}, auth: authPlatform}, nil)
 	switch {
 	case lerr == nil:
-		c.scoresCollectionSeen.Store(true)
+		c.gone.collectionSeen.Store(true)
 		return err
 	case IsNotFound(lerr):
 		return c.addressError(c.publishingSetting(), base, "/scores", fmt.Errorf("%w; and the score list at the same address answered %w", err, lerr))

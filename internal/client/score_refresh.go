@@ -217,15 +217,14 @@ func (c *Client) RefreshScore(ctx context.Context, idOrAlias string) (*Score, er
 // refresh: one wait of at most this long.
 const ReadLagWindow = 10 * time.Second
 
-// lagFallback is the key in Client.fallbacks of lagging reads seen: a score that
+// lagFallback is the kind in Client.fallbacks of lagging reads seen: a score that
 // answered 404 moments after its creation was there after all.
 const lagFallback = "lagging-reads"
 
 // lagShown reports whether the platform has shown, in this process, that its reads
 // lag its writes.
 func (c *Client) lagShown() bool {
-	_, shown := c.fallbacks.Load(lagFallback)
-	return shown
+	return c.fallbacks.shown(lagFallback)
 }
 
 // lagRereadMax is the longest pause between two reads of a score that answered 404

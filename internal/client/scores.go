@@ -261,8 +261,7 @@ func ignoredQuery(in ListScoresInput, page []*Score) bool {
 // GET with a body (AWS CloudFront answers 403) (rule "a request carries nothing the
 // platform did not ask for"). It holds for the rest of the process.
 func (c *Client) getBodyShown() bool {
-	_, shown := c.fallbacks.Load(getBodyFallback)
-	return shown
+	return c.fallbacks.shown(getBodyFallback)
 }
 
 // showGetBody records that the platform ignores the query string of a GET, and says
@@ -272,7 +271,7 @@ func (c *Client) showGetBody(ctx context.Context, why string) {
 		"); its parameters travel in a JSON body too from now on", nil)
 }
 
-// getBodyFallback is the key of the GET body in Client.fallbacks.
+// getBodyFallback is the kind of the GET body in Client.fallbacks.
 const getBodyFallback = "get-body"
 
 // scoreQueryParams are the parameters of a list or count call, both in the query
