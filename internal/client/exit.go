@@ -19,7 +19,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"sync"
 	"time"
 )
@@ -84,15 +83,6 @@ func (c *Client) exitLogout(ctx context.Context, session string) error {
 	}
 	logDebug(ctx, "administrator session logged out", nil)
 	return nil
-}
-
-// mustParse parses an address already checked by New.
-func mustParse(address string) *url.URL {
-	u, err := url.Parse(address)
-	if err != nil {
-		return &url.URL{}
-	}
-	return u
 }
 
 // errLoginAtExit and errGrantAtExit are an administrator login and a platform token

@@ -1,14 +1,8 @@
 package client
 
-// The request pipeline, the one path of every request of the client. do runs one API
-// call, send one logical exchange of it. It manages, one line each:
-//   - the credential, through the seam (credential.go), and one fresh login on a refused one;
-//   - the route: host, setting, proxy, the platform's hosts (route.go);
-//   - the base headers and the body;
-//   - the attempts and their waits, by the retry policy (retry.go), per call (request.exit);
-//   - the bounded read of the answer;
-//   - what the answer says: redirect, *APIError, the platform's or not, decoding (answers.go);
-//   - what the network said (network_failure.go), and an unknown outcome.
+// The request pipeline, the one path of every request of the client: do runs one API
+// call, send one logical exchange of it (see do for what they manage). A call that
+// needs other treatment says so with a field of request (retrySafe, textAnswer, exit).
 
 import (
 	"bytes"
@@ -78,13 +72,22 @@ type response struct {
 	sent, received time.Time
 }
 
-// do runs r with the credential it needs, retrying once with a fresh login
-// when the shared session or token is rejected: with 401, or with 403 when the
-// credential is one loaded before this call, which may have expired since (the
-// specification shows neither status; a platform may answer an expired session with
-// 403, and only a 403 to a fresh credential says that the account lacks a right). A
-// 2xx body is decoded into out (when non-nil), out of its wrapper when r.wrapper
-// names one; any other status becomes an *APIError.
+// do runs r, the hub of every request. With send it manages, one line each:
+//   - the credential, through the seam (credential.go), and one fresh login on a refused one;
+//   - the route: host, setting, proxy, the platform's hosts (route.go);
+//   - the base headers, the credential header and the body;
+//   - the attempts and their waits, by the retry policy (retry.go), per call (request.exit);
+//   - the bounded read of the answer;
+//   - what the answer says: redirect, *APIError, the platform's or not (answers.go);
+//   - what the network said (network_failure.go), and an unknown outcome;
+//   - the platform's clock, from the Date of an answer (clock.go).
+//
+// The shared session or token is dropped and loaded once more when rejected: with 401,
+// or with 403 when the credential is one loaded before this call, which may have
+// expired since (the specification shows neither status; a platform may answer an
+// expired session with 403, and only a 403 to a fresh credential says that the account
+// lacks a right). A 2xx body is decoded into out (when non-nil), out of its wrapper
+// when r.wrapper names one; any other status becomes an *APIError.
 func (c *Client) do(ctx context.Context, r *request, out any) (*response, error) {
 	ctx = c.logContext(ctx)
 	cr := c.credentialFor(r)

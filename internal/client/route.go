@@ -36,3 +36,12 @@ func (rt route) context(ctx context.Context) context.Context {
 	}
 	return context.WithValue(ctx, platformRequestKey{}, true)
 }
+
+// mustParse parses an address already checked by New.
+func mustParse(address string) *url.URL {
+	u, err := url.Parse(address)
+	if err != nil {
+		return &url.URL{}
+	}
+	return u
+}
