@@ -123,6 +123,8 @@ type faultState struct {
 	caPool      *x509.CertPool
 	window      time.Time
 	windowCount int
+	// now is the clock the rate limit counts its windows on (Options.RateLimitClock).
+	now func() time.Time
 	// limited counts the requests the rate limit refused (Stats.RateLimited).
 	limited int
 	// steps are the changes of faults.ClockOffsetSeconds, oldest first: the platform's
@@ -243,6 +245,9 @@ func (f *faultState) decide(route string) (faults Faults, status, retryAfter int
 	faults = f.faults
 	if limit := faults.RateLimitPerSecond; limit > 0 {
 		now := time.Now()
+		if f.now != nil {
+			now = f.now()
+		}
 		window := max(faults.RateLimitWindowSeconds, 1)
 		if now.Sub(f.window) >= time.Duration(window)*time.Second {
 			f.window = now

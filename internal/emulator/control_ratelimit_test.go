@@ -3,6 +3,7 @@ package emulator
 import (
 	"net/http"
 	"testing"
+	"time"
 )
 
 // TestFaultsRateLimitWithoutRetryAfter: with rateLimitWithoutRetryAfter, a request past
@@ -43,4 +44,21 @@ func TestFaultsRateLimitWindow(t *testing.T) {
 	if got := res.header.Get("Retry-After"); got != "60" {
 		t.Errorf("Retry-After = %q, want 60 (the window)", got)
 	}
+}
+
+// TestFaultsRateLimitOnAGivenClock: with Options.RateLimitClock, the limit's windows
+// pass on that clock, not on the wall: a request past the limit is refused until the
+// clock has moved on by the window, whatever the wall says.
+func TestFaultsRateLimitOnAGivenClock(t *testing.T) {
+	t.Parallel()
+	clock := newTestClock()
+	et := newEmuTester(t, Options{RateLimitClock: clock.Now})
+	et.control(http.MethodPost, "faults", `{"rateLimitPerSecond": 1, "rateLimitWindowSeconds": 60}`).wantStatus(t, 200)
+	login := map[string][]string{"user": {DefaultAdminName}, "pass": {DefaultAdminPassword}, "r": {"createsession"}}
+	et.adminForm(login).wantStatus(t, 200)
+	et.adminForm(login).wantProblem(t, 429, "admin/TOO_MANY_REQUESTS", "")
+	clock.Advance(59 * time.Second)
+	et.adminForm(login).wantProblem(t, 429, "admin/TOO_MANY_REQUESTS", "")
+	clock.Advance(time.Second)
+	et.adminForm(login).wantStatus(t, 200)
 }

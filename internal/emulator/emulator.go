@@ -70,6 +70,10 @@ type Options struct {
 	// Seed is loaded at the start and again by every reset (check it first with
 	// Seed.Validate: New loads it up to its first error).
 	Seed *Seed
+	// RateLimitClock is the clock the rate limit of Faults counts its windows on;
+	// default time.Now. A test gives it the clock its client waits on, so that waiting
+	// for the next window takes no time on the wall.
+	RateLimitClock func() time.Time
 }
 
 func (o Options) withDefaults() Options {
@@ -134,6 +138,7 @@ func New(opts Options) *Emulator {
 		publishingPath: AdminPath + "/apis/" + opts.PublishingService + ";version=2;realm=global",
 	}
 	e.models = loadModels()
+	e.faults.now = opts.RateLimitClock
 	e.reset()
 
 	e.routeAdmin()
