@@ -42,6 +42,10 @@ type emuEnv struct {
 	ctx  context.Context
 	logs *syncBuffer
 	seen *secretRecorder
+	// clk, when set (newEmuEnvOnClock), is the clock of the clients and of the
+	// emulator's rate limit; inflight counts the clients' requests under way.
+	clk      *fakeClock
+	inflight atomic.Int64
 }
 
 func newEmuEnv(t *testing.T, opts emulator.Options) *emuEnv {
@@ -59,7 +63,10 @@ func newEmuEnv(t *testing.T, opts emulator.Options) *emuEnv {
 func (env *emuEnv) config() Config {
 	cfg := emulatorConfig(env.srv)
 	cfg.RetryWaitMin, cfg.RetryWaitMax = 2*time.Millisecond, 20*time.Millisecond
-	cfg.Transport = &recordingTransport{next: http.DefaultTransport, rec: env.seen}
+	cfg.Transport = &recordingTransport{next: http.DefaultTransport, rec: env.seen, inflight: &env.inflight}
+	if env.clk != nil {
+		cfg.clock = env.clk
+	}
 	return cfg
 }
 
@@ -140,11 +147,14 @@ var secretFields = regexp.MustCompile(`"(access_token|accessToken|token|viewerUr
 
 // recordingTransport records every credential in requests and responses.
 type recordingTransport struct {
-	next http.RoundTripper
-	rec  *secretRecorder
+	next     http.RoundTripper
+	rec      *secretRecorder
+	inflight *atomic.Int64 // requests under way
 }
 
 func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	t.inflight.Add(1)
+	defer t.inflight.Add(-1)
 	if a := req.Header.Get("Authorization"); a != "" {
 		_, v, _ := strings.Cut(a, " ")
 		t.rec.add(v)
@@ -415,4 +425,47 @@ func setStatus(status string) func([]byte) []byte {
 		out, _ := json.Marshal(doc)
 		return out
 	}
+}
+
+// newEmuEnvOnClock is newEmuEnv on a fake clock: the clients it makes and the
+// emulator's rate limit (Options.RateLimitClock) share one fakeClock, which moves on
+// only when every request under way has been answered and the waits on the clock
+// have settled (no new one for settleTime on the wall); it then moves to the earliest
+// waiter's time. Waits on the clock (pace, backoff, Retry-After) take no time on the
+// wall and keep their order and length: moving on while a caller was between reading
+// the time and starting its wait would lengthen that wait.
+func newEmuEnvOnClock(t *testing.T, opts emulator.Options) (*emuEnv, *fakeClock) {
+	t.Helper()
+	const settleTime = 2 * time.Millisecond
+	clk := newFakeClock(time.Now())
+	opts.RateLimitClock = clk.Now
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	// Registered before the environment's cleanups, so that it runs after them: the
+	// clients' Close may wait on the clock too.
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	env := newEmuEnv(t, opts)
+	env.clk = clk
+	go func() {
+		defer close(done)
+		for clk.BlockUntil(ctx, 1) == nil {
+			for n := -1; ; {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(settleTime):
+				}
+				m := clk.Sleepers()
+				if m == n && env.inflight.Load() == 0 {
+					break
+				}
+				n = m
+			}
+			clk.Wake()
+		}
+	}()
+	return env, clk
 }

@@ -1,7 +1,10 @@
 package client
 
 // Which failures are retried and after how long: backoff, Retry-After (as seconds
-// or a date on the platform's clock), the two budgets and the pace after a 429.
+// or a date on the platform's clock), the two budgets and the pace after a 429. The
+// rate-limit tests run on a fake clock shared with the emulator's rate limit
+// (newEmuEnvOnClock), but for two that pace in real time: the dates of
+// TestRetryAfterDateOnThePlatformsClock, and TestCloseUnderASharedRateLimit (exit_test.go).
 
 import (
 	"context"
@@ -25,7 +28,7 @@ import (
 // passed (its own backoff alone met the full window about three times a request).
 func TestRateLimitWithoutRetryAfter(t *testing.T) {
 	t.Parallel()
-	env := newEmuEnv(t, emulator.Options{})
+	env, _ := newEmuEnvOnClock(t, emulator.Options{})
 	c := env.client(func(cfg *Config) {
 		cfg.RetryWaitMin, cfg.RetryWaitMax = DefaultRetryWaitMin, DefaultRetryWaitMax
 	})
@@ -55,7 +58,7 @@ func TestRateLimitWithoutRetryAfter(t *testing.T) {
 // read after the first is refused at most 3 times.
 func TestLongWindowWithoutRetryAfter(t *testing.T) {
 	t.Parallel()
-	env := newEmuEnv(t, emulator.Options{})
+	env, _ := newEmuEnvOnClock(t, emulator.Options{})
 	c := env.client(func(cfg *Config) {
 		cfg.RetryWaitMin, cfg.RetryWaitMax = DefaultRetryWaitMin, DefaultRetryWaitMax
 	})
@@ -272,7 +275,7 @@ func TestLongRetryAfterFailsAtOnce(t *testing.T) {
 // whole after a 429, and a 429 costs time budget, not one of max_retries.
 func TestRateLimitBurst(t *testing.T) {
 	t.Parallel()
-	env := newEmuEnv(t, emulator.Options{})
+	env, clk := newEmuEnvOnClock(t, emulator.Options{})
 	c := env.client(func(cfg *Config) {
 		cfg.RetryWaitMin, cfg.RetryWaitMax = DefaultRetryWaitMin, DefaultRetryWaitMax
 	})
@@ -281,6 +284,7 @@ func TestRateLimitBurst(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.emu.SetFaults(emulator.Faults{RateLimitPerSecond: 10})
+	start := clk.Now()
 	const n = 100 // ten one-second windows: more than max_retries (4) rounds
 	var failed []error
 	var mu sync.Mutex
@@ -295,6 +299,7 @@ func TestRateLimitBurst(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	t.Logf("%d reads took %s on the clock, %d refusals", n, clk.Now().Sub(start).Round(time.Millisecond), env.stats().RateLimited)
 	if len(failed) > 0 {
 		t.Errorf("%d of %d reads failed under the rate limit, e.g. %v", len(failed), n, failed[0])
 	}
