@@ -33,7 +33,9 @@ type Score struct {
 	ID string
 	// ScoreURL is the address of the score file.
 	ScoreURL string
-	// Alias is the publisher-assigned scoreId (publisher.scoreId), if any.
+	// Alias is the publisher-assigned scoreId, if any: publisher.scoreId (the
+	// contract's place) or a top-level scoreId (where the specification's table lists
+	// it), read by eitherPlace.
 	Alias string
 	// Publisher is the user who published the score (publisher.identity.user).
 	Publisher string
@@ -86,6 +88,7 @@ func (s *Score) PageCount() int {
 func (s *Score) UnmarshalJSON(b []byte) error {
 	var w struct {
 		ID        string `json:"id"`
+		ScoreID   string `json:"scoreId"`
 		ScoreURL  string `json:"scoreUrl"`
 		Publisher struct {
 			ScoreID  string `json:"scoreId"`
@@ -110,12 +113,25 @@ func (s *Score) UnmarshalJSON(b []byte) error {
 	// is recorded from what proves it"). The error is not returned: in a list it would
 	// end the decoding of every score after this one.
 	*s = Score{
-		ID: w.ID, ScoreURL: w.ScoreURL, Alias: w.Publisher.ScoreID, Publisher: w.Publisher.Identity.User,
+		ID: w.ID, ScoreURL: w.ScoreURL, Alias: eitherPlace(w.Publisher.ScoreID, w.ScoreID), Publisher: w.Publisher.Identity.User,
 		Transpose: w.Options.Transpose, Status: w.Status,
 		CreatedAt: w.CreatedAt.Time, UpdatedAt: w.UpdatedAt.Time,
 		Renderings: w.Renderings, Raw: append(json.RawMessage(nil), b...),
 	}
 	return nil
+}
+
+// eitherPlace reads a member that the contract puts in one place and the
+// specification's words allow in another (the reading table's rule 12): the value at
+// the contract's place, else the one at the specification's, else the zero value. Every
+// member of its kind is read through it, so that a platform that took the
+// specification's place is read like the contract's.
+func eitherPlace[T comparable](contract, specification T) T {
+	var zero T
+	if contract != zero {
+		return contract
+	}
+	return specification
 }
 
 // PublishScoreInput are the parameters of PublishScore.

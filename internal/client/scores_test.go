@@ -4,6 +4,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -305,5 +306,33 @@ func TestAllScoresReadsPastShortPages(t *testing.T) {
 	some, err := c.ListAllScores(env.ctx, ScoreCriteria{}, 10, 120)
 	if err != nil || len(some) != 120 || some[0].ID != all[10].ID {
 		t.Errorf("offset 10, limit 120: %d scores, %v", len(some), err)
+	}
+}
+
+// TestAliasAtEitherPlace: the alias is read under publisher (the contract's place) and
+// at the top level (where the specification's score table lists it), the contract's
+// place first when both carry one; in a list too.
+func TestAliasAtEitherPlace(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"id": "u1", "publisher": {"scoreId": "under"}}`:                       "under",
+		`{"id": "u1", "scoreId": "top"}`:                                        "top",
+		`{"id": "u1", "scoreId": "top", "publisher": {"scoreId": "under"}}`:     "under",
+		`{"id": "u1", "scoreId": "", "publisher": {"identity": {"user": "a"}}}`: "",
+		`{"id": "u1", "scoreId": null}`:                                         "",
+	} {
+		var s Score
+		if err := json.Unmarshal([]byte(body), &s); err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		if s.Alias != want {
+			t.Errorf("%s: alias %q, want %q", body, s.Alias, want)
+		}
+	}
+	var page []*Score
+	if err := json.Unmarshal([]byte(`[{"id": "a", "scoreId": "x"}, {"id": "b", "publisher": {"scoreId": "y"}}]`), &page); err != nil {
+		t.Fatal(err)
+	}
+	if len(page) != 2 || page[0].Alias != "x" || page[1].Alias != "y" {
+		t.Errorf("list: %+v", page)
 	}
 }

@@ -120,6 +120,20 @@ type Readings struct {
 	// 2.5E+2) and others with a fraction (389 as 389.0E0): JSON has one number type,
 	// and these are the same numbers (RFC 8259 §6).
 	ExponentIntegers bool `json:"exponentIntegers"`
+	// ProblemRefusals: a refused password grant (400 invalid_grant, 401 invalid_client)
+	// and a refused administrator login (401) answer in RFC 9457's
+	// application/problem+json (type, title, status, detail), not in RFC 6749's form
+	// nor the platform's problem: an identity service behind a new gateway.
+	ProblemRefusals bool `json:"problemRefusals"`
+	// TextRefusals: those refusals answer text/plain, "400 Bad Request: unknown user or
+	// wrong password", naming no OAuth error.
+	TextRefusals bool `json:"textRefusals"`
+	// NestedRefusals: those refusals answer {"error": {"code": …, "message": …}}.
+	NestedRefusals bool `json:"nestedRefusals"`
+	// TopLevelScoreID: every score answer (publish, get, list, delete) carries the
+	// alias as a top-level scoreId, beside id and status, as the specification's score
+	// table lists it, and not under publisher (where the contract puts it).
+	TopLevelScoreID bool `json:"topLevelScoreId"`
 }
 
 // readingFields are the Readings' fields by JSON name, in declaration order.

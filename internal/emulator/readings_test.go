@@ -390,3 +390,35 @@ func TestReadingExponentIntegers(t *testing.T) {
 		t.Errorf("problem: %d %s", missing.status, missing.body)
 	}
 }
+
+// TestReadingTopLevelScoreID: under the reading, publish, get and list answer the
+// alias as a top-level scoreId and none under publisher; the list's scoreId criterion
+// still finds the score by it.
+func TestReadingTopLevelScoreID(t *testing.T) {
+	t.Parallel()
+	api := newScoreAPI(t, Options{}, false)
+	api.withReadings("topLevelScoreId")
+	answers := map[string]*emuResponse{
+		"publish": api.do(t, http.MethodPost, "/scores", `{"scoreUrl":"https://cdn.example/top.sib","scoreId":"top-alias"}`),
+		"get":     api.do(t, http.MethodGet, "/scores/top-alias", ""),
+		"list":    api.do(t, http.MethodGet, `/scores?score={"scoreId":"top-alias"}`, ""),
+	}
+	for call, answer := range answers {
+		body := string(answer.body)
+		if answer.status != http.StatusOK || !strings.Contains(body, `"scoreId":"top-alias"`) ||
+			strings.Count(body, `"scoreId"`) != 1 || strings.Contains(body, `"publisher":{"scoreId"`) {
+			t.Errorf("%s: %d %s", call, answer.status, body)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(answer.body, &doc); err != nil {
+			t.Fatalf("%s: %v", call, err)
+		}
+		score, _ := doc["score"].(map[string]any)
+		if scores, ok := doc["scores"].([]any); ok && len(scores) == 1 {
+			score, _ = scores[0].(map[string]any)
+		}
+		if score == nil || score["scoreId"] != "top-alias" {
+			t.Errorf("%s: the score has no top-level scoreId: %s", call, body)
+		}
+	}
+}

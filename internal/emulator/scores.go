@@ -379,15 +379,43 @@ func (e *Emulator) writeWrapped(w http.ResponseWriter, key string, v any) {
 // empty list, at any depth (Go's omitempty, protojson without EmitDefaultValues): an
 // empty page is {}, a count of 0 is {}.
 func (e *Emulator) writeScoreAnswer(w http.ResponseWriter, v any) {
-	if e.readings().OmitEmptyScoreMembers {
+	if readings := e.readings(); readings.OmitEmptyScoreMembers || readings.TopLevelScoreID {
 		if b, err := json.Marshal(v); err == nil {
 			var doc any
 			if json.Unmarshal(b, &doc) == nil {
-				v = omitEmptyMembers(doc)
+				if readings.TopLevelScoreID {
+					doc = topLevelAliases(doc)
+				}
+				if readings.OmitEmptyScoreMembers {
+					doc = omitEmptyMembers(doc)
+				}
+				v = doc
 			}
 		}
 	}
 	writeJSON(w, http.StatusOK, v)
+}
+
+// topLevelAliases moves, under the reading topLevelScoreId, the alias of every score
+// in an answer from publisher.scoreId to a top-level scoreId beside id and status.
+func topLevelAliases(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, inner := range v {
+			v[k] = topLevelAliases(inner)
+		}
+		if publisher, ok := v["publisher"].(map[string]any); ok {
+			if alias, ok := publisher["scoreId"]; ok {
+				delete(publisher, "scoreId")
+				v["scoreId"] = alias
+			}
+		}
+	case []any:
+		for i := range v {
+			v[i] = topLevelAliases(v[i])
+		}
+	}
+	return v
 }
 
 // omitEmptyMembers removes, at every depth, the object members whose value is null,
