@@ -99,8 +99,8 @@ func (a adminCredential) drop(session string) bool {
 // with 403).
 func (adminCredential) forbidden(context.Context, string) bool { return true }
 
-// adminLogin creates a session. A rejected login (401 INVALID_CREDENTIALS) is
-// not retried; a login lost in transit may be, since a spare session only
+// adminLogin creates a session. A refused login (401, in any body form) is held
+// for the process (credentialsRejected) and not retried; a login lost in transit may be, since a spare session only
 // idles out.
 func (c *Client) adminLogin(ctx context.Context, base string) (string, error) {
 	resp, err := c.do(ctx, &request{
@@ -117,6 +117,12 @@ func (c *Client) adminLogin(ctx context.Context, base string) (string, error) {
 	token := ""
 	if err == nil {
 		token, err = sessionToken(resp.body)
+	}
+	// A 401 to the login refuses admin_username's credentials, in whatever words its
+	// body says it (the platform's INVALID_CREDENTIALS, RFC 9457, plain text).
+	var apiErr *APIError
+	if errors.As(err, &apiErr) && !apiErr.HTML && (apiErr.Status == http.StatusUnauthorized || apiErr.Name() == "INVALID_CREDENTIALS") {
+		err = &AdminLoginRefusedError{Err: apiErr}
 	}
 	// The login path always exists on the platform: only a wrong admin_url answers 404.
 	err = c.addressError("admin_url", base, "/login", err)

@@ -177,7 +177,7 @@ func (c *Client) grant(ctx context.Context) (*AccessToken, error) {
 	if err != nil {
 		var apiErr *APIError
 		if errors.As(err, &apiErr) && resp != nil {
-			if oauthErr := parseOAuthError(resp); oauthErr != nil {
+			if oauthErr := parseOAuthError(resp, apiErr); oauthErr != nil {
 				oauthErr.Method, oauthErr.Path = apiErr.Method, apiErr.Path
 				// A server may echo the form, password included, in its description.
 				oauthErr.Description = c.maskText(oauthErr.Description)
@@ -209,16 +209,73 @@ func (c *Client) grant(ctx context.Context) (*AccessToken, error) {
 	return tok, nil
 }
 
-// parseOAuthError reads an RFC 6749 error body, or returns nil.
-func parseOAuthError(resp *response) *OAuthError {
+// parseOAuthError reads the token endpoint's error answer apiErr: an RFC 6749 error
+// body, or a refusal in any other form. A 400 or 401 to the password grant refuses
+// the login (RFC 6749 §5.2) whatever words its body uses: RFC 9457 problem+json,
+// plain text, {"error": {"code": …, "message": …}}, the platform's own problem; the
+// OAuth error it names, if any, says whose credential was refused. Nil for any
+// other answer, and for an HTML page, which something in front of the platform
+// may have sent.
+func parseOAuthError(resp *response, apiErr *APIError) *OAuthError {
 	var body struct {
-		Error       string `json:"error"`
-		Description string `json:"error_description"`
+		Error       json.RawMessage `json:"error"`
+		Description string          `json:"error_description"`
 	}
-	if err := json.Unmarshal(resp.body, &body); err != nil || body.Error == "" {
-		return nil //nolint:nilerr // not an OAuth error body: the caller reports the status instead
+	_ = json.Unmarshal(resp.body, &body)
+	var code string
+	if json.Unmarshal(body.Error, &code) == nil && code != "" {
+		return &OAuthError{Status: resp.status, ErrorCode: code, Description: body.Description}
 	}
-	return &OAuthError{Status: resp.status, ErrorCode: body.Error, Description: body.Description}
+	if resp.status != http.StatusBadRequest && resp.status != http.StatusUnauthorized || apiErr.HTML {
+		return nil
+	}
+	return &OAuthError{Status: resp.status, ErrorCode: namedOAuthError(resp.body), Description: refusalText(resp.body, apiErr)}
+}
+
+// oauthErrorCodes are the error codes of RFC 6749 §5.2, the credential's first.
+var oauthErrorCodes = []string{"invalid_client", "invalid_grant", "unauthorized_client", "invalid_request",
+	"unsupported_grant_type", "invalid_scope"}
+
+// namedOAuthError is the RFC 6749 error code a body in another form names (in a
+// code, a problem type or title, or its text), or "".
+func namedOAuthError(body []byte) string {
+	text := strings.ToLower(string(body))
+	for _, code := range oauthErrorCodes {
+		if strings.Contains(text, code) || strings.Contains(text, strings.ReplaceAll(code, "_", "-")) {
+			return code
+		}
+	}
+	return ""
+}
+
+// refusalText is the message of a refusal in a form other than RFC 6749's: an RFC
+// 9457 problem's detail or title, the message of {"error": {"message": …}} or of the
+// platform's problem, or the text itself.
+func refusalText(body []byte, apiErr *APIError) string {
+	var doc struct {
+		Detail string `json:"detail"`
+		Title  string `json:"title"`
+		Error  struct {
+			Message string `json:"message"`
+		} `json:"error"`
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(body, &doc) == nil {
+		for _, s := range []string{doc.Detail, doc.Error.Message, doc.Message, doc.Title} {
+			if s != "" {
+				return s
+			}
+		}
+		return ""
+	}
+	text := strings.TrimSpace(string(body))
+	if len(text) > 200 {
+		text = text[:200] + "…"
+	}
+	if text == "" {
+		return apiErr.Message
+	}
+	return text
 }
 
 // tokenLinksFor returns the extend and removal hrefs of tok, reading its

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -355,5 +356,82 @@ func TestExpiredCredentialsAnswered403(t *testing.T) {
 		if _, err := viewer.GetExternalAuthentication(env.ctx); !IsForbidden(err) {
 			t.Errorf("call %d of an account without the right: %v, want 403", i+1, err)
 		}
+	}
+}
+
+// TestRefusedLoginsAreHeldInEveryForm: a refused password grant (400, or 401 for the
+// application credential) and a refused administrator login (401) are held for the
+// process whatever form their body takes, RFC 6749's or the platform's own, RFC 9457
+// problem+json, plain text or {"error": {"code", "message"}}: 20 concurrent calls and
+// 20 more after them send one grant, or one login, and each gets the refusal, naming
+// the OAuth error wherever the body names it. Before, a body not in RFC 6749's form was
+// a generic 400, not held: each call after the first wave sent the grant again (21
+// grants), and the administrator login again (21 logins).
+func TestRefusedLoginsAreHeldInEveryForm(t *testing.T) {
+	t.Parallel()
+	for _, form := range []struct{ reading, clientCode string }{
+		{"", "invalid_client"},
+		{"problemRefusals", "invalid_client"},
+		{"textRefusals", ""},
+		{"nestedRefusals", "invalid_client"},
+	} {
+		name := form.reading
+		if name == "" {
+			name = "contract"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var readings emulator.Readings
+			if form.reading != "" {
+				if err := readings.Set(form.reading); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, tc := range []struct {
+				what   string
+				mutate func(*Config)
+				call   func(c *Client, ctx context.Context) error
+				route  string
+				check  func(err error) bool
+			}{
+				{"wrong password", func(cfg *Config) { cfg.Password = "wrong-platform" },
+					func(c *Client, ctx context.Context) error { _, err := c.GetScore(ctx, "any"); return err },
+					"POST /auth/oauth2/ropc/default", func(err error) bool {
+						var oe *OAuthError
+						return errors.As(err, &oe) && oe.Status == http.StatusBadRequest &&
+							(oe.ErrorCode == "invalid_grant" || form.reading == "textRefusals" && oe.ErrorCode == "") &&
+							strings.Contains(oe.Description, "unknown user or wrong password")
+					}},
+				{"wrong client secret", func(cfg *Config) { cfg.ClientSecret = "wrong-secret" },
+					func(c *Client, ctx context.Context) error { _, err := c.GetScore(ctx, "any"); return err },
+					"POST /auth/oauth2/ropc/default", func(err error) bool {
+						var oe *OAuthError
+						return errors.As(err, &oe) && oe.Status == http.StatusUnauthorized && oe.ErrorCode == form.clientCode
+					}},
+				{"wrong admin password", func(cfg *Config) { cfg.AdminPassword = "wrong-admin" },
+					func(c *Client, ctx context.Context) error { _, err := c.CheckSession(ctx); return err },
+					"POST /api/v1/login", IsAdminLoginRefused},
+			} {
+				env := newEmuEnv(t, emulator.Options{Faults: emulator.Faults{Readings: readings}})
+				c := env.client(tc.mutate)
+				var wg sync.WaitGroup
+				for range 20 {
+					wg.Go(func() {
+						if err := tc.call(c, env.ctx); !tc.check(err) {
+							t.Errorf("%s, concurrent: got %v, want the refusal", tc.what, err)
+						}
+					})
+				}
+				wg.Wait()
+				for range 20 {
+					if err := tc.call(c, env.ctx); !tc.check(err) {
+						t.Errorf("%s, after: got %v, want the refusal", tc.what, err)
+					}
+				}
+				if n := env.stats().Requests[tc.route]; n != 1 {
+					t.Errorf("%s: %s sent %d times, want 1", tc.what, tc.route, n)
+				}
+			}
+		})
 	}
 }

@@ -150,13 +150,17 @@ func (e *PagingError) Error() string {
 }
 
 // OAuthError is an error answer of the OAuth 2.0 token endpoint (RFC 6749
-// section 5.2), e.g. invalid_grant for a wrong user name or password.
+// section 5.2), e.g. invalid_grant for a wrong user name or password: an answer in
+// RFC 6749's form, or a 400 or 401 to the password grant in any other form (RFC 9457
+// problem+json, plain text, {"error": {"code": …}}), which refuses the login as surely.
 type OAuthError struct {
 	// Status is the HTTP status code.
 	Status int
-	// ErrorCode is the body's "error" field, e.g. "invalid_client".
+	// ErrorCode is the body's "error" field, e.g. "invalid_client"; for a body in
+	// another form, the OAuth error it names, or "" when it names none.
 	ErrorCode string
-	// Description is the body's "error_description" field, if any.
+	// Description is the body's "error_description" field, if any; for a body in
+	// another form, its message (its detail, title or text).
 	Description string
 	// Method and Path identify the token request ("" when unknown).
 	Method, Path string
@@ -165,6 +169,10 @@ type OAuthError struct {
 // Error gives the request, the status, the OAuth error code and its description.
 func (e *OAuthError) Error() string {
 	msg := fmt.Sprintf("platform token request failed: HTTP %d %s", e.Status, e.ErrorCode)
+	if e.ErrorCode == "" {
+		msg = fmt.Sprintf("platform token request failed: HTTP %d (a body in another form than RFC 6749's, naming no "+
+			"OAuth error)", e.Status)
+	}
 	if e.Method != "" {
 		msg = e.Method + " " + e.Path + ": " + msg
 	}
@@ -300,24 +308,41 @@ func IsForeignAnswer(err error) bool {
 	return errors.As(err, &foreign) || errors.As(err, &unreadable)
 }
 
+// AdminLoginRefusedError is the administrator API refusing the login of
+// admin_username: a 401 to its login, or INVALID_CREDENTIALS, in any body form.
+type AdminLoginRefusedError struct {
+	// Err is the login's answer.
+	Err *APIError
+}
+
+// Error is the login's answer.
+func (e *AdminLoginRefusedError) Error() string { return e.Err.Error() + " (the login was refused)" }
+
+// Unwrap returns the login's answer.
+func (e *AdminLoginRefusedError) Unwrap() error { return e.Err }
+
 // IsAdminLoginRefused reports whether err is the administrator API refusing the
 // login of admin_username (a wrong user name or password).
 func IsAdminLoginRefused(err error) bool {
+	var refused *AdminLoginRefusedError
 	var apiErr *APIError
-	return errors.As(err, &apiErr) && apiErr.Code == "admin/INVALID_CREDENTIALS"
+	return errors.As(err, &refused) || errors.As(err, &apiErr) && apiErr.Code == "admin/INVALID_CREDENTIALS"
 }
 
 // credentialsRejected reports whether err is the platform refusing the configured
-// credentials: an administrator login answered INVALID_CREDENTIALS, or a password
-// grant answered invalid_client or invalid_grant. Asking again with the same
-// credentials cannot succeed, so the client remembers such an answer.
+// credentials: an administrator login refused (IsAdminLoginRefused, or
+// INVALID_CREDENTIALS), or a password grant answered 400 or 401 (RFC 6749 §5.2), in
+// whatever form its body takes. Asking again with the same credentials cannot
+// succeed, and each refusal counts towards an account's lockout, so the client
+// remembers such an answer.
 func credentialsRejected(err error) bool {
 	var apiErr *APIError
-	if errors.As(err, &apiErr) && apiErr.Name() == "INVALID_CREDENTIALS" {
+	if IsAdminLoginRefused(err) || errors.As(err, &apiErr) && apiErr.Name() == "INVALID_CREDENTIALS" {
 		return true
 	}
 	var oauthErr *OAuthError
-	return errors.As(err, &oauthErr) && (oauthErr.ErrorCode == "invalid_client" || oauthErr.ErrorCode == "invalid_grant")
+	return errors.As(err, &oauthErr) && (oauthErr.ErrorCode == "invalid_client" || oauthErr.ErrorCode == "invalid_grant" ||
+		oauthErr.Status == http.StatusBadRequest || oauthErr.Status == http.StatusUnauthorized)
 }
 
 // redactURL returns an address fit to print: without user information, query or

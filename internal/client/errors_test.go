@@ -44,6 +44,10 @@ func errorTypeRows() []error {
 		&OAuthError{Status: http.StatusBadRequest, ErrorCode: "invalid_grant", Method: http.MethodPost,
 			Path: "/auth/oauth2/ropc/default"},
 		&OAuthError{Status: http.StatusBadRequest, ErrorCode: "unsupported_grant_type"},
+		&OAuthError{Status: http.StatusBadRequest, Description: "400 Bad Request: unknown user or wrong password",
+			Method: http.MethodPost, Path: "/auth/oauth2/ropc/default"},
+		&AdminLoginRefusedError{Err: &APIError{Status: http.StatusUnauthorized, Message: "Unauthorized: unknown user",
+			Method: http.MethodPost, Path: "/api/v1/login"}},
 		&UnknownOutcomeError{Method: http.MethodPost, Path: "/scores", Detail: "the score may have been created", Err: transport},
 		&UnknownOutcomeError{Method: http.MethodPost, Path: "/scores", Err: transport},
 		&AddressError{Setting: "publishing_url", Address: "https://platform.test/apis/nothing", Path: "/scores",
@@ -72,6 +76,9 @@ func errorTypeRows() []error {
 		&ListChangedError{Offset: 400, Listed: 380, Pages: 30, StepBacks: 12},
 		&PagingError{Offset: 200, Detail: "the page at offset 200 lists only scores already listed"},
 		&exitRefusal{status: http.StatusTooManyRequests, attempts: 2, over: 1500 * time.Millisecond},
+		&AdminLoginRefusedError{Err: &APIError{Status: http.StatusUnauthorized, Method: http.MethodPost, Path: "/api/v1/login"}},
+		&OAuthError{Status: http.StatusUnauthorized, Method: http.MethodPost, Path: "/auth/oauth2/ropc/default",
+			Description: "Unauthorized"},
 	}
 	for _, kind := range []string{NetworkRefused, NetworkDNS, NetworkTimeout, NetworkPlainHTTP, NetworkProxy,
 		NetworkProxyRefused, NetworkOther, NetworkStaleConnection} {

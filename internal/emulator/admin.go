@@ -145,8 +145,9 @@ func (e *Emulator) handleAdminLogin(w http.ResponseWriter, r *http.Request) {
 	}
 	u := e.findUser(r.PostForm.Get("user"))
 	if u == nil || !u.AdminLogin || subtle.ConstantTimeCompare([]byte(u.Password), []byte(r.PostForm.Get("pass"))) != 1 {
-		writeProblem(w, http.StatusUnauthorized, "admin", "INVALID_CREDENTIALS",
-			"unknown user or wrong password", nil)
+		e.refuseLogin(w, http.StatusUnauthorized, "INVALID_CREDENTIALS", "unknown user or wrong password", func() {
+			writeProblem(w, http.StatusUnauthorized, "admin", "INVALID_CREDENTIALS", "unknown user or wrong password", nil)
+		})
 		return
 	}
 	token := newToken("as-")

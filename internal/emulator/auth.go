@@ -5,6 +5,8 @@ package emulator
 import (
 	"crypto/subtle"
 	"encoding/base64"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -184,6 +186,36 @@ func oauthError(w http.ResponseWriter, status int, code, description string) {
 	writeJSON(w, status, map[string]string{"error": code, "error_description": description})
 }
 
+// refuseLogin writes a refused login: status, the OAuth error code (or the platform's
+// code for the administrator login), and message, in the form the readings choose
+// (contract §V7): RFC 9457 problem+json, plain text or {"error": {"code", "message"}};
+// with none of them, write is the contract's own form.
+func (e *Emulator) refuseLogin(w http.ResponseWriter, status int, code, message string, write func()) {
+	if status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Basic realm="platform"`)
+	}
+	switch readings := e.readings(); {
+	case readings.ProblemRefusals:
+		body, _ := json.Marshal(map[string]any{
+			"type":   "https://identity.example/problems/" + strings.ToLower(strings.ReplaceAll(code, "_", "-")),
+			"title":  http.StatusText(status),
+			"status": status,
+			"detail": message,
+		})
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(status)
+		_, _ = w.Write(body)
+	case readings.TextRefusals:
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(status)
+		_, _ = fmt.Fprintf(w, "%d %s: %s", status, http.StatusText(status), message)
+	case readings.NestedRefusals:
+		writeJSON(w, status, map[string]any{"error": map[string]string{"code": code, "message": message}})
+	default:
+		write()
+	}
+}
+
 // clientAuthenticated checks the application's Basic credential.
 func (e *Emulator) clientAuthenticated(r *http.Request) bool {
 	scheme, encoded, ok := strings.Cut(r.Header.Get("Authorization"), " ")
@@ -208,7 +240,9 @@ func (e *Emulator) clientAuthenticated(r *http.Request) bool {
 
 func (e *Emulator) handlePasswordGrant(w http.ResponseWriter, r *http.Request) {
 	if !e.clientAuthenticated(r) {
-		oauthError(w, http.StatusUnauthorized, "invalid_client", "client authentication failed")
+		e.refuseLogin(w, http.StatusUnauthorized, "invalid_client", "client authentication failed", func() {
+			oauthError(w, http.StatusUnauthorized, "invalid_client", "client authentication failed")
+		})
 		return
 	}
 	if err := r.ParseForm(); err != nil {
@@ -226,7 +260,9 @@ func (e *Emulator) handlePasswordGrant(w http.ResponseWriter, r *http.Request) {
 	}
 	u := e.findUser(form.Get("username"))
 	if u == nil || !u.Platform || subtle.ConstantTimeCompare([]byte(u.Password), []byte(form.Get("password"))) != 1 {
-		oauthError(w, http.StatusBadRequest, "invalid_grant", "unknown user or wrong password")
+		e.refuseLogin(w, http.StatusBadRequest, "invalid_grant", "unknown user or wrong password", func() {
+			oauthError(w, http.StatusBadRequest, "invalid_grant", "unknown user or wrong password")
+		})
 		return
 	}
 	token := newToken("at-")

@@ -115,6 +115,14 @@ func causeLead(err error) string {
 	case errors.As(err, &oauthErr) && oauthErr.ErrorCode == "invalid_grant":
 		return "The platform refused the user's credentials (OAuth error invalid_grant): username or password is wrong, " +
 			"or the user may not log in; check username and password. The application credential was accepted."
+	case errors.As(err, &oauthErr) && oauthErr.ErrorCode == "" && oauthErr.Status == http.StatusUnauthorized:
+		return "The platform refused the login of the platform user `username` (HTTP 401 to the password grant): check " +
+			"username and password, and the application credential (client_id/client_secret or basic_token), which a 401 " +
+			"may refuse instead. The provider asked once for this run, so that a wrong password cannot lock the account."
+	case errors.As(err, &oauthErr) && oauthErr.ErrorCode == "":
+		return fmt.Sprintf("The platform refused the login of the platform user `username` (HTTP %d to the password "+
+			"grant): username or password is wrong, or the user may not log in; check username and password. The provider "+
+			"asked once for this run, so that a wrong password cannot lock the account.", oauthErr.Status)
 	case errors.As(err, &oauthErr):
 		return fmt.Sprintf("The platform login (the password grant for the platform user `username`) was refused with "+
 			"the OAuth error %s. Check username, password and the application credential (client_id/client_secret or "+

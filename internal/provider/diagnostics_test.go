@@ -115,6 +115,12 @@ func leadCases() []leadCase {
 			"check username and password"},
 		{"another OAuth error", &client.OAuthError{Status: http.StatusBadRequest, ErrorCode: "unauthorized_client"},
 			"Check username, password and the application credential"},
+		{"a refused user in another form", &client.OAuthError{Status: http.StatusBadRequest},
+			"refused the login of the platform user `username` (HTTP 400 to the password grant): username or password is wrong"},
+		{"a refused login in another form, 401", &client.OAuthError{Status: http.StatusUnauthorized},
+			"check username and password, and the application credential (client_id/client_secret or basic_token)"},
+		{"a refused administrator login in another form", &client.AdminLoginRefusedError{Err: &client.APIError{Status: http.StatusUnauthorized, Message: "Unauthorized"}},
+			"The administrator API login (admin_username/admin_password at admin_url) was refused"},
 		{"a Retry-After past the budget", &client.RetryAfterError{Wait: time.Hour, Left: time.Minute, Status: http.StatusTooManyRequests},
 			"Run again later, or with a lower -parallelism"},
 		{"a proxy's login page", api(http.StatusProxyAuthRequired, "", func(e *client.APIError) {
