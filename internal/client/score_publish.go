@@ -17,12 +17,15 @@ import (
 // recoverPublish). Found, it is returned with Recovered saying so; certainly not
 // created, the publish is sent again (max_retries times); otherwise the error says
 // what was found. A conflict (409) on an alias fails unless it follows such an
-// unknown outcome and the alias holds a score this run can have created.
-func (c *Client) PublishScore(ctx context.Context, in PublishScoreInput) (*Score, error) {
+// unknown outcome and the alias holds a score this run can have created. The score's
+// creation time is recorded, so that a read of it that lags the write is doubted
+// (ReadScore).
+func (c *Client) PublishScore(ctx context.Context, in PublishScoreInput) (published *Score, _ error) {
 	// A listing read before the publish no longer tells the truth; nor does one
 	// read while it is on the wire, so the refresh is reset before and after.
 	c.refresh.invalidate()
 	defer c.refresh.invalidate()
+	defer func() { c.refresh.noteScore(published) }()
 	base, err := c.PublishingURL()
 	if err != nil {
 		return nil, err

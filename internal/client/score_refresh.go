@@ -83,6 +83,39 @@ type scoreRefresh struct {
 	// now and after are the clock (tests); nil is the time package's.
 	now   func() time.Time
 	after func(time.Duration) <-chan time.Time
+	// created holds the creation times (the platform's clock) of the scores this
+	// process published or refreshed from a state, by UUID and by alias: a 404 for one
+	// of them is doubted while it is young (readAgainWhileYoung).
+	created map[string]time.Time
+}
+
+// noteCreated records that the score known as key (its UUID or alias) was created at
+// createdAt on the platform's clock; a zero time records nothing.
+func (r *scoreRefresh) noteCreated(key string, createdAt time.Time) {
+	if key == "" || createdAt.IsZero() {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.created == nil {
+		r.created = map[string]time.Time{}
+	}
+	r.created[key] = createdAt
+}
+
+// noteScore records the creation time of s under its UUID and its alias.
+func (r *scoreRefresh) noteScore(s *Score) {
+	if s != nil {
+		r.noteCreated(s.ID, s.CreatedAt)
+		r.noteCreated(s.Alias, s.CreatedAt)
+	}
+}
+
+// createdAt is the creation time recorded for the score known as key, or zero.
+func (r *scoreRefresh) createdAt(key string) time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.created[key]
 }
 
 func (r *scoreRefresh) clock() time.Time {
@@ -241,15 +274,43 @@ const lagRereadMax = 2 * time.Second
 // only once the platform has shown lagging reads in this process. Should the context end first,
 // the error is not a NotFound: a state keeps a score whose absence was not shown.
 func (c *Client) RefreshRecordedScore(ctx context.Context, id string, createdAt time.Time) (*Score, error) {
+	c.refresh.noteCreated(id, createdAt)
 	s, err := c.RefreshScore(ctx, id)
-	if !IsNotFound(err) || createdAt.IsZero() {
-		return s, err
+	if IsNotFound(err) && !createdAt.IsZero() {
+		s, err = c.readAgainWhileYoung(ctx, id, createdAt, err)
 	}
+	if err == nil {
+		c.refresh.noteScore(s)
+	}
+	return s, err
+}
+
+// ReadScore reads a score by UUID or alias for a data source, as RefreshScore does,
+// and doubts a 404 as RefreshRecordedScore does: for a score this process published or
+// refreshed from a state, by the creation time it saw; for any other, whose age cannot
+// be told, only once the platform has shown lagging reads in this process.
+func (c *Client) ReadScore(ctx context.Context, idOrAlias string) (*Score, error) {
+	s, err := c.RefreshScore(ctx, idOrAlias)
+	if IsNotFound(err) {
+		s, err = c.readAgainWhileYoung(ctx, idOrAlias, c.refresh.createdAt(idOrAlias), err)
+	}
+	return s, err
+}
+
+// readAgainWhileYoung reads again, after err (a 404), the score known as idOrAlias
+// (its UUID or alias) created at createdAt on the platform's clock (zero: unknown), as
+// RefreshRecordedScore says, and returns what the last read found.
+func (c *Client) readAgainWhileYoung(ctx context.Context, idOrAlias string, createdAt time.Time, err error) (*Score, error) {
+	id := idOrAlias
 	start := time.Now()
 	platformNow, known := c.PlatformTime(start)
 	age := platformNow.Sub(createdAt)
+	ageText := age.Round(time.Millisecond).String() + " after its creation"
+	if createdAt.IsZero() {
+		age, known, ageText = 0, false, "at an age this process cannot tell"
+	}
 	if age >= ReadLagWindow {
-		return s, err
+		return nil, err
 	}
 	if (age < 0 || !known) && !c.lagShown() {
 		// The age cannot be told: a creation time ahead of the platform's clock (a clock
@@ -257,22 +318,22 @@ func (c *Client) RefreshRecordedScore(ctx context.Context, id string, createdAt 
 		// window for each such score would cost every plan ReadLagWindow per score and
 		// parallelism; the wait is worth it only on a platform that has shown lagging
 		// reads in this process.
-		return s, err
+		return nil, err
 	}
 	// A creation time ahead of the platform's clock waits no longer than a score
 	// created now would.
 	deadline := start.Add(min(ReadLagWindow-age, ReadLagWindow))
 	tflog.Warn(c.logContext(ctx), "a score created moments ago answered 404: the platform's reads may lag its writes "+
 		"(a replica after a failover); reading it again before taking it as gone", map[string]any{
-		"score": id, "age": age.Round(time.Millisecond).String(), "window": ReadLagWindow.String(),
+		"score": id, "age": ageText, "window": ReadLagWindow.String(),
 	})
 	pause := 250 * time.Millisecond
 	for reads := 2; ; reads++ {
 		if werr := sleepCtx(ctx, min(pause, time.Until(deadline))); werr != nil {
-			return nil, fmt.Errorf("score %s answered 404 %s after its creation, which may be a read lagging the "+
-				"write, and reading it again stopped: %w", id, age.Round(time.Millisecond), werr)
+			return nil, fmt.Errorf("score %s answered 404 %s, which may be a read lagging the "+
+				"write, and reading it again stopped: %w", id, ageText, werr)
 		}
-		s, err = c.GetScore(ctx, id)
+		s, err := c.GetScore(ctx, id)
 		switch {
 		case err == nil:
 			tflog.Warn(c.logContext(ctx), "the score that answered 404 moments after its creation is there: the "+

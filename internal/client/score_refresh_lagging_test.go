@@ -171,3 +171,39 @@ func TestRefreshRecordedScoreUntoldAge(t *testing.T) {
 		}
 	})
 }
+
+// TestReadScoreLaggingRead: a data source's read (ReadScore) of a score this process
+// published moments ago, by alias and by UUID, reads a 404 again while the score is
+// young, as RefreshRecordedScore does; a score this process knows nothing of, on a
+// platform that has shown no lag, is absent after one GET.
+func TestReadScoreLaggingRead(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{Faults: emulator.Faults{LaggingReadsMs: 1500}})
+	c := env.client()
+	get := "GET " + env.emu.PublishingURL("") + "/scores/{id}"
+	before := env.stats().Requests[get]
+	if _, err := c.ReadScore(env.ctx, "never-published"); !IsNotFound(err) {
+		t.Fatalf("a score nobody published: %v, want NotFound", err)
+	}
+	if n := env.stats().Requests[get] - before; n != 1 {
+		t.Errorf("a score nobody published cost %d GETs, want 1", n)
+	}
+	s, err := c.PublishScore(env.ctx, PublishScoreInput{ScoreURL: "https://cdn.example/lag-ds.sib", Alias: "lag-ds"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before = env.stats().Requests[get]
+	for _, ref := range []string{"lag-ds", s.ID} {
+		got, err := c.ReadScore(env.ctx, ref)
+		if err != nil || got.ID != s.ID {
+			t.Fatalf("ReadScore(%s) = %v, %v; want the score", ref, got, err)
+		}
+	}
+	// 1.5 s of lag with pauses of 0.25, 0.5, 1 and 2 s, then one GET that finds it.
+	if n := env.stats().Requests[get] - before; n < 3 || n > 7 {
+		t.Errorf("the reads made %d GETs, want 3 to 7", n)
+	}
+	if !strings.Contains(env.logs.String(), "the platform's reads may lag its writes") {
+		t.Errorf("no WARN said that the read was repeated:\n%s", env.logs.String())
+	}
+}

@@ -68,7 +68,9 @@ func (d *scoreDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 		return
 	}
 	id := data.ID.ValueString()
-	score, err := d.client.RefreshScore(ctx, id)
+	// A 404 for a score published moments ago may be a read lagging the write: the
+	// client reads it again while it is young, as a resource's refresh does.
+	score, err := d.client.ReadScore(ctx, id)
 	if client.IsNotFound(err) {
 		resp.Diagnostics.AddError("Score not found",
 			fmt.Sprintf("No score with the UUID or alias %q exists on the platform. Check the id, or publish the score first "+
