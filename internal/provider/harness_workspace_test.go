@@ -177,7 +177,8 @@ var providerBuild struct {
 func providerCLIConfig(t *testing.T) string {
 	t.Helper()
 	providerBuild.once.Do(func() {
-		dir, err := os.MkdirTemp("", "terraform-provider-mediaplatform-")
+		// Not t.TempDir: the binary outlives the first test; TestMain removes it.
+		dir, err := os.MkdirTemp("", "terraform-provider-mediaplatform-") //nolint:usetesting // shared by every test of the run
 		if err != nil {
 			providerBuild.err = err
 			return
@@ -187,7 +188,7 @@ func providerCLIConfig(t *testing.T) string {
 		build := exec.CommandContext(context.Background(), "go", "build", "-o", filepath.Join(pluginDir, "terraform-provider-mediaplatform"),
 			"github.com/mediaplatform/terraform-provider-mediaplatform")
 		if out, err := build.CombinedOutput(); err != nil {
-			providerBuild.err = fmt.Errorf("building the provider: %v\n%s", err, out)
+			providerBuild.err = fmt.Errorf("building the provider: %w\n%s", err, out)
 			return
 		}
 		cliConfig := filepath.Join(dir, "terraform.rc")
