@@ -30,11 +30,12 @@ import (
 )
 
 var (
-	_ resource.Resource                = (*scoreResource)(nil)
-	_ resource.ResourceWithConfigure   = (*scoreResource)(nil)
-	_ resource.ResourceWithImportState = (*scoreResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*scoreResource)(nil)
-	_ resource.ResourceWithIdentity    = (*scoreResource)(nil)
+	_ resource.Resource                 = (*scoreResource)(nil)
+	_ resource.ResourceWithConfigure    = (*scoreResource)(nil)
+	_ resource.ResourceWithImportState  = (*scoreResource)(nil)
+	_ resource.ResourceWithModifyPlan   = (*scoreResource)(nil)
+	_ resource.ResourceWithIdentity     = (*scoreResource)(nil)
+	_ resource.ResourceWithUpgradeState = (*scoreResource)(nil)
 )
 
 // NewScoreResource returns the mediaplatform_score resource.
@@ -73,6 +74,9 @@ func (r *scoreResource) Metadata(_ context.Context, req resource.MetadataRequest
 
 func (r *scoreResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
+		// Version 1: adopt_unrecorded (a state of version 0 may lack it; the upgrade
+		// gives it the default). A new attribute with a default bumps it again.
+		Version: 1,
 		MarkdownDescription: "A score published from a score file at a public URL. The publishing API cannot change a " +
 			"score, so changing `score_url`, `score_id` or `transpose` publishes a new one. A score deleted outside " +
 			"Terraform is published again on the next apply; a score that answers 404 within 10 s of its creation (on the " +
@@ -169,6 +173,14 @@ func (r *scoreResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Delete: true}),
 		},
 	}
+}
+
+// UpgradeState gives a state written before an attribute with a default existed that
+// default (defaultFillingUpgraders), so that upgrading the provider plans nothing.
+func (r *scoreResource) UpgradeState(ctx context.Context) map[int64]resource.StateUpgrader {
+	var resp resource.SchemaResponse
+	r.Schema(ctx, resource.SchemaRequest{}, &resp)
+	return defaultFillingUpgraders(resp.Schema)
 }
 
 // scoreIdentityModel is the score's resource identity: its UUID, which never changes.
