@@ -362,9 +362,11 @@ func TestCIRecipe_oneSignalAtItsTimeLimit(t *testing.T) {
 			}
 		}
 	})
+	// Limits of 2 s: terraform has started by then (its signal handler set), also on a
+	// slow machine.
 	t.Run("stopped by its time limit", func(t *testing.T) {
 		t.Parallel()
-		out, code, r := run(t, []string{"APPLY_TIME_LIMIT=1"})
+		out, code, r := run(t, []string{"APPLY_TIME_LIMIT=2"})
 		if code != 124 || !strings.Contains(out, "stopped at its time limit") {
 			t.Errorf("exit %d, want 124 and the recipe's message:\n%s", code, out)
 		}
@@ -374,7 +376,7 @@ func TestCIRecipe_oneSignalAtItsTimeLimit(t *testing.T) {
 	})
 	t.Run("a terraform that does not stop is killed", func(t *testing.T) {
 		t.Parallel()
-		out, _, r := run(t, []string{"APPLY_TIME_LIMIT=1", "APPLY_KILL_AFTER=1", standInGraceVar + "=10m"})
+		out, _, r := run(t, []string{"APPLY_TIME_LIMIT=2", "APPLY_KILL_AFTER=1", standInGraceVar + "=10m"})
 		if len(r.signals) != 1 || r.exit != "" || !strings.Contains(out, "did not stop within 1 s of its signal: killing it") {
 			t.Errorf("terraform %+v, want one interrupt and then the kill:\n%s", r, out)
 		}
