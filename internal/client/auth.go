@@ -337,9 +337,10 @@ func (c *Client) linksFromInfo(resp *response, info *tokenInfoDoc) (*tokenLinks,
 }
 
 // tokenFlowHref resolves an href of the token flow against the document that
-// held it and checks that it points at the platform (platform_url, or
-// registry_url): every request of the flow carries the basic credential, the
-// user's password or the token, which must never go to another host.
+// held it and checks that it points at the platform (platform_url, registry_url, or
+// a name of platform_hosts, see viaPlatformHosts): every request of the flow carries
+// the basic credential, the user's password or the token, which must never go to a
+// host the user did not name.
 func (c *Client) tokenFlowHref(base *url.URL, href string) (string, error) {
 	u, err := resolveHref(base, href)
 	if err != nil {
@@ -349,10 +350,13 @@ func (c *Client) tokenFlowHref(base *url.URL, href string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("invalid href %q: %w", redactURL(href), err)
 	}
-	if !hostIn(parsed, []string{c.cfg.PlatformURL, c.cfg.RegistryURL}) {
-		return "", &ForeignHostError{Href: redactURL(u), Platform: redactURL(c.cfg.PlatformURL)}
+	if hostIn(parsed, []string{c.cfg.PlatformURL, c.cfg.RegistryURL}) {
+		return u, nil
 	}
-	return u, nil
+	if at, ok := c.viaPlatformHosts(parsed); ok {
+		return at.String(), nil
+	}
+	return "", &ForeignHostError{Href: redactURL(u), Platform: redactURL(c.cfg.PlatformURL), Host: parsed.Host}
 }
 
 // extend extends tok and returns it with its new expiry.

@@ -77,6 +77,11 @@ func New(cfg Config) (*Client, error) {
 		return nil, &SettingError{Setting: "refresh_strategy", EnvVar: EnvRefreshStrategy, Value: cfg.RefreshStrategy,
 			Problem: fmt.Sprintf("it must be %q or %q", RefreshAuto, RefreshIndividual)}
 	}
+	for _, h := range cfg.PlatformHosts {
+		if problem := PlatformHostProblem(h); problem != "" {
+			return nil, &SettingError{Setting: "platform_hosts", EnvVar: EnvPlatformHosts, Value: h, Problem: problem}
+		}
+	}
 	if cfg.PublishingService == "" {
 		cfg.PublishingService = DefaultPublishingService
 	}

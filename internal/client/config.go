@@ -31,6 +31,8 @@ const (
 	EnvClientKeyPEM      = "MEDIAPLATFORM_CLIENT_KEY_PEM"
 	// EnvRequestHeaders holds request_headers as a JSON object of strings.
 	EnvRequestHeaders = "MEDIAPLATFORM_REQUEST_HEADERS"
+	// EnvPlatformHosts holds platform_hosts, comma-separated.
+	EnvPlatformHosts = "MEDIAPLATFORM_PLATFORM_HOSTS"
 )
 
 // EnvVariables lists the environment variables of the provider's settings.
@@ -38,7 +40,7 @@ func EnvVariables() []string {
 	return []string{
 		EnvAdminURL, EnvAdminUsername, EnvAdminPassword, EnvPlatformURL, EnvClientID, EnvClientSecret, EnvBasicToken,
 		EnvUsername, EnvPassword, EnvPublishingURL, EnvPublishingService, EnvRegistryURL, EnvRefreshStrategy, EnvRenderWait,
-		EnvCACertPEM, EnvClientCertPEM, EnvClientKeyPEM, EnvRequestHeaders,
+		EnvCACertPEM, EnvClientCertPEM, EnvClientKeyPEM, EnvRequestHeaders, EnvPlatformHosts,
 	}
 }
 
@@ -91,6 +93,12 @@ type Config struct {
 	// RegistryURL overrides the service registry address (default
 	// {PlatformURL}/apis/registry;version=0/serviceroots).
 	RegistryURL string
+	// PlatformHosts are the platform's other names, where its documents' links may
+	// lead (see PlatformHostProblem for their form): host[:port], another name of the
+	// platform, reached at PlatformURL's address; scheme://host[:port], a host of the
+	// platform's own (a token service), reached as written. No other host gets a
+	// credential.
+	PlatformHosts []string
 
 	// CACertPEM adds PEM-encoded CA certificates to the system roots.
 	CACertPEM string
@@ -141,8 +149,8 @@ type Config struct {
 	clock localClock
 }
 
-// ApplyEnv fills every empty string setting from its environment variable, so
-// that explicit configuration wins. A nil getenv reads the process environment.
+// ApplyEnv fills every empty string setting, and PlatformHosts when nil, from its
+// environment variable, so that explicit configuration wins. A nil getenv reads the process environment.
 func (c *Config) ApplyEnv(getenv func(string) string) {
 	if getenv == nil {
 		getenv = os.Getenv
@@ -172,5 +180,8 @@ func (c *Config) ApplyEnv(getenv func(string) string) {
 		if *f.field == "" {
 			*f.field = getenv(f.env)
 		}
+	}
+	if c.PlatformHosts == nil {
+		c.PlatformHosts = ParsePlatformHosts(getenv(EnvPlatformHosts))
 	}
 }

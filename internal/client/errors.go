@@ -242,6 +242,8 @@ func (e *TokenServiceMovedError) Unwrap() error { return e.Err }
 type ForeignHostError struct {
 	// Href is the refused address and Platform the platform's, both redacted.
 	Href, Platform string
+	// Host is the refused address's host[:port] as the document wrote it.
+	Host string
 }
 
 // Error names both hosts and says that nothing was sent to the foreign one.

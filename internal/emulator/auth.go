@@ -7,7 +7,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -147,6 +149,25 @@ func (e *Emulator) routeAuth() {
 	}
 }
 
+// authBase is scheme://host of the token flow's links: the request's, under
+// Options.AuthLinkHostName when set.
+func (e *Emulator) authBase(r *http.Request) string {
+	base := baseURL(r)
+	if e.opts.AuthLinkHostName == "" {
+		return base
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		return base
+	}
+	if port := u.Port(); port != "" {
+		u.Host = net.JoinHostPort(e.opts.AuthLinkHostName, port)
+	} else {
+		u.Host = e.opts.AuthLinkHostName
+	}
+	return u.String()
+}
+
 // link is a HAL link object.
 type link struct {
 	Href      string `json:"href"`
@@ -157,7 +178,7 @@ type link struct {
 func links(href string) []link { return []link{{Href: href}} }
 
 func (e *Emulator) handleAuthRoot(w http.ResponseWriter, r *http.Request) {
-	base, home := baseURL(r), e.auth.home()
+	base, home := e.authBase(r), e.auth.home()
 	writeHAL(w, http.StatusOK, map[string]any{"_links": map[string]any{
 		"self":                    link{Href: base + authPath},
 		"auth:identity-providers": links(base + home.identityProviders),
@@ -166,7 +187,7 @@ func (e *Emulator) handleAuthRoot(w http.ResponseWriter, r *http.Request) {
 }
 
 func (e *Emulator) handleIdentityProviders(w http.ResponseWriter, r *http.Request) {
-	base, home := baseURL(r), e.auth.home()
+	base, home := e.authBase(r), e.auth.home()
 	writeHAL(w, http.StatusOK, map[string]any{
 		"_links": map[string]any{"self": link{Href: base + home.identityProviders}},
 		"_embedded": map[string]any{"auth:identity-provider": []any{
@@ -339,7 +360,7 @@ func (e *Emulator) withUser(next func(http.ResponseWriter, *http.Request, *User)
 // tokenInfo renders the token information document (contract B5); with the
 // IAMTokenExpiry reading (§V8) the expiry is given only as iamToken.expiresAt.
 func (e *Emulator) tokenInfo(r *http.Request, token string, expiresAt time.Time) map[string]any {
-	base, home := baseURL(r), e.auth.home()
+	base, home := e.authBase(r), e.auth.home()
 	tokenLinks := map[string]any{
 		"self":               link{Href: base + home.tokenInfo},
 		"auth-token:extend":  links(base + home.tokenExtend),
@@ -399,7 +420,7 @@ func (e *Emulator) handleTokenExtend(w http.ResponseWriter, r *http.Request, tok
 		return
 	}
 	if e.readings().SeeOtherWrites {
-		seeOther(w, baseURL(r)+e.auth.home().tokenInfo)
+		seeOther(w, e.authBase(r)+e.auth.home().tokenInfo)
 		return
 	}
 	writeHAL(w, http.StatusOK, e.tokenInfo(r, token, expiresAt))
@@ -411,7 +432,7 @@ func (e *Emulator) handleTokenRemoval(w http.ResponseWriter, r *http.Request, to
 		return
 	}
 	if e.readings().SeeOtherWrites {
-		seeOther(w, baseURL(r)+"/auth")
+		seeOther(w, e.authBase(r)+"/auth")
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -70,6 +70,12 @@ type Options struct {
 	// Seed is loaded at the start and again by every reset (check it first with
 	// Seed.Validate: New loads it up to its first error).
 	Seed *Seed
+	// AuthLinkHostName, when set, is the host name the token flow's links carry (the
+	// /auth document, the identity providers, the token information), with the port
+	// the request named: a platform that names itself otherwise than the address its
+	// clients use (its DNS name, a load balancer's external name). Default: the host
+	// the request named.
+	AuthLinkHostName string
 	// RateLimitClock is the clock the rate limit of Faults counts its windows on;
 	// default time.Now. A test gives it the clock its client waits on, so that waiting
 	// for the next window takes no time on the wall.

@@ -65,6 +65,8 @@ func causeLead(err error) string {
 			"request carries credentials, and sent nothing there. Set the address setting (platform_url, publishing_url, "+
 			"admin_url or registry_url) to the platform's own address, where it answers without a redirect.",
 			redirectErr.Method, redirectErr.Path, redirectErr.Target, redirectErr.Status)
+	case errors.As(err, &foreignHost) && foreignHost.Host != "":
+		return foreignHostLead(foreignHost)
 	case errors.As(err, &foreignHost):
 		return fmt.Sprintf("A document of the platform's token flow links to %s, which is not on the platform (%s), so the "+
 			"provider sent no credentials there. A misconfigured or tampered discovery document (/auth) leads there: "+
@@ -160,6 +162,20 @@ func causeLead(err error) string {
 			"provider retried where that is safe. Run again later; if it persists, ask the platform's operators.", apiErr.Status)
 	}
 	return ""
+}
+
+// foreignHostLead is the first sentence for a link of the token flow to a host no
+// setting names: the host found, and platform_hosts, the setting that names it. The
+// provider sent nothing there, and never will unless the user names the host.
+func foreignHostLead(e *client.ForeignHostError) string {
+	scheme, _, _ := strings.Cut(e.Href, "://")
+	return fmt.Sprintf("The platform's token flow links to the host %s, which platform_url (%s) does not name, so no "+
+		"credentials went there; if %s is the platform under another name, add %q to platform_hosts (or %s). The provider then follows such links at platform_url's address, so the name "+
+		"need not resolve here; for a token service on a host of its own, add %q instead, which is reached as written "+
+		"(or set platform_url to %s://%s if this machine reaches the platform there). If %s is not the platform's, "+
+		"check that platform_url is the platform's address, and ask the platform's operators about the link (%s): a "+
+		"misconfigured or tampered discovery document leads there.", e.Host, e.Platform, e.Host, e.Host,
+		client.EnvPlatformHosts, scheme+"://"+e.Host, scheme, e.Host, e.Host, e.Href)
 }
 
 // tokenServiceMovedLead is the first sentence for a link of the token flow that answered

@@ -123,6 +123,10 @@ func TestAccEnvironment_everySettingFromItsVariable(t *testing.T) {
 			errorPattern("its key (client_key_pem (from the environment variable MEDIAPLATFORM_CLIENT_KEY_PEM)) cannot be used",
 				"client_key_pem does not match the certificate"),
 		},
+		"platform_hosts": {
+			one("platform_hosts", "platform.invalid, https://tokens.invalid:8443"), one("platform_hosts", "https://platform.example/auth"),
+			errorPattern(`The environment variable MEDIAPLATFORM_PLATFORM_HOSTS holds "https://platform.example/auth"`, "has a path"),
+		},
 		"request_headers": {one("request_headers", string(headers)), one("request_headers", string(wrongHeaders)), errorPattern("403", "check the names and values in request_headers")},
 		"refresh_strategy": {
 			one("refresh_strategy", client.RefreshIndividual), one("refresh_strategy", "fast"),

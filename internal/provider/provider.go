@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/providervalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
@@ -72,6 +73,7 @@ type providerModel struct {
 	PublishingURL      types.String `tfsdk:"publishing_url"`
 	PublishingService  types.String `tfsdk:"publishing_service"`
 	RegistryURL        types.String `tfsdk:"registry_url"`
+	PlatformHosts      types.List   `tfsdk:"platform_hosts"`
 	CACertPEM          types.String `tfsdk:"ca_cert_pem"`
 	ClientCertPEM      types.String `tfsdk:"client_cert_pem"`
 	ClientKeyPEM       types.String `tfsdk:"client_key_pem"`
@@ -183,6 +185,22 @@ func (p *mediaplatformProvider) Schema(_ context.Context, _ provider.SchemaReque
 					"`{platform_url}/apis/registry;version=0/serviceroots`. Environment variable: `" + client.EnvRegistryURL + "`.",
 				Optional:   true,
 				Validators: urlValidators,
+			},
+			"platform_hosts": schema.ListAttribute{
+				MarkdownDescription: "The platform's other names: hosts its documents' links may name besides " +
+					"`platform_url`'s (and `registry_url`'s), which get the platform's credentials too. The provider sends " +
+					"credentials to no host the settings do not name, and says which host a link named when it refuses one. " +
+					"An entry `host` or `host:port` (a port left out is the scheme's default) is the platform under another " +
+					"name, such as its DNS name where `platform_url` holds its address, or the external name of a load balancer " +
+					"in front of it: a link naming it is followed at `platform_url`'s address (with the link's path), so the " +
+					"name need not resolve from the machine Terraform runs on. An entry with its scheme, " +
+					"`https://host[:port]`, is a host of the platform's own, such as a token service on a host of its own: a " +
+					"link naming it is followed as written, and it also gets `request_headers` and the client certificate. " +
+					"Nothing else (no path, no user). Environment variable: `" + client.EnvPlatformHosts + "`, the entries " +
+					"separated by commas.",
+				ElementType: types.StringType,
+				Optional:    true,
+				Validators:  []validator.List{listvalidator.ValueStringsAre(platformHost())},
 			},
 			"ca_cert_pem": schema.StringAttribute{
 				MarkdownDescription: "PEM-encoded CA certificates trusted in addition to the system's, for platforms with a private " +
@@ -477,6 +495,17 @@ func configFromModel(data providerModel) (client.Config, map[string]bool) {
 	}
 	cfg.InsecureSkipVerify = data.InsecureSkipVerify.ValueBool()
 	switch {
+	case data.PlatformHosts.IsUnknown():
+		ignoredEnv[client.EnvPlatformHosts] = true
+	case !data.PlatformHosts.IsNull():
+		cfg.PlatformHosts = []string{} // set, even empty: the environment does not add to it
+		for _, v := range data.PlatformHosts.Elements() {
+			if str, ok := v.(types.String); ok && !str.IsUnknown() && !str.IsNull() {
+				cfg.PlatformHosts = append(cfg.PlatformHosts, str.ValueString())
+			}
+		}
+	}
+	switch {
 	case data.RequestHeaders.IsUnknown():
 		ignoredEnv[client.EnvRequestHeaders] = true
 	case !data.RequestHeaders.IsNull():
@@ -599,6 +628,10 @@ func settingLead(e *client.SettingError, data providerModel) string {
 	configured := map[string]types.String{
 		"admin_url": data.AdminURL, "platform_url": data.PlatformURL, "publishing_url": data.PublishingURL,
 		"registry_url": data.RegistryURL, "refresh_strategy": data.RefreshStrategy, "render_wait": data.RenderWait,
+	}
+	if e.Setting == "platform_hosts" && data.PlatformHosts.IsNull() {
+		return fmt.Sprintf("The environment variable %s holds %q: %s (it sets the provider argument platform_hosts). "+
+			"Correct or unset it.", e.EnvVar, e.Value, e.Problem)
 	}
 	if v, ok := configured[e.Setting]; ok && v.IsNull() && e.EnvVar != "" {
 		return fmt.Sprintf("The environment variable %s is %q: %s (it sets the provider argument %s). Correct or unset it.",

@@ -312,6 +312,15 @@ func checkLanguageTag(s string) string {
 	return ""
 }
 
+// platformHost accepts an entry of platform_hosts: host[:port], or scheme://host[:port].
+func platformHost() validator.String {
+	return stringValidator{
+		description: `a host name or address with an optional port ("platform.example.com", "10.0.0.5:8443"), or one ` +
+			`with its scheme ("https://tokens.example.com")`,
+		check: client.PlatformHostProblem,
+	}
+}
+
 // positiveDuration accepts a Go duration string ("30s", "10m", "1h30m") greater than zero.
 func positiveDuration() validator.String {
 	return stringValidator{
