@@ -263,15 +263,22 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 	defer cancel()
 
 	// A publish already on the wire when Terraform is interrupted (Ctrl-C) may finish,
-	// for at most request_timeout more, so that its result reaches the state instead of
-	// leaving an orphan on the platform that the next apply would publish again.
-	publishCtx, stopPublish := withGrace(ctx, r.client.RequestTimeout())
+	// for at most stopGrace more, so that its result reaches the state instead of
+	// leaving an orphan on the platform that the next apply would publish again; one
+	// still on the wire then is cut, and the next run finds it by its alias.
+	publishCtx, stopPublish := withGrace(ctx, stopGrace)
 	score, err := r.client.PublishScore(publishCtx, client.PublishScoreInput{
 		ScoreURL:  plan.ScoreURL.ValueString(),
 		Alias:     plan.ScoreID.ValueString(),
 		Transpose: plan.Transpose.ValueBool(),
 	})
 	stopPublish()
+	if err != nil && cutByStopBound(publishCtx) {
+		resp.Diagnostics.AddError("Unable to publish score", stopBoundLead("the publish of this score")+"\n\n"+
+			plan.detail(stopBoundPublishHint(plan.ScoreID.ValueString(), plan.AdoptUnrecorded.ValueBool()))+
+			"\n\nCause: "+err.Error())
+		return
+	}
 	adopted := false
 	if err != nil && client.IsConflict(err) {
 		var hint string
@@ -390,11 +397,23 @@ func (r *scoreResource) unrecordedScore(ctx context.Context, plan scoreModel, hi
 			"(score_id) is taken by score %[2]s, published at %[3]s with this resource's score_url and options by this "+
 			"provider's user %[4]q, but the platform's answers carry no Date, so the provider cannot tell whether this run "+
 			"published it, and adopt_unrecorded does not take it.", alias, held.ID, published, user)
-	case own && adopt && !earlier:
+	case own && adopt && held.CreatedAt.After(began.Add(client.ClockTolerance)):
 		return nil, fmt.Sprintf("Give each resource its own score_id: the alias %[1]q is taken by score %[2]s, published at "+
 			"%[3]s, after this run began (%[4]s on the platform's clock): another resource of this run published it, and "+
-			"adopt_unrecorded takes only a score published before the run.", alias, held.ID, published,
-			began.UTC().Format(time.RFC3339))
+			"adopt_unrecorded takes only a score published before the run.", alias, held.ID,
+			held.CreatedAt.UTC().Format(timeMillis), began.UTC().Format(timeMillis))
+	case own && adopt && !earlier:
+		// Within the clock's margin of the run's start, before or after: the provider
+		// cannot tell whether this run published it, and says both ways it can happen.
+		return nil, fmt.Sprintf("Give each resource its own score_id, or, if this resource is being replaced with "+
+			"create_before_destroy, apply again in a few seconds: the alias %[1]q (score_id) is taken by score %[2]s, "+
+			"published at %[3]s, within %[5]s of this run's start (%[4]s on the platform's clock, which its Date headers "+
+			"give to the second), so the provider cannot tell whether this run published it, and adopt_unrecorded takes only "+
+			"a score published before the run by more than that. Either another resource of this run published it, or this "+
+			"resource is being replaced with create_before_destroy (terraform apply -replace, a taint) moments after that "+
+			"score was published, and it is the score replaced: once it is older, adopt_unrecorded keeps it as the "+
+			"replacement.", alias, held.ID, held.CreatedAt.UTC().Format(timeMillis), began.UTC().Format(timeMillis),
+			client.ClockTolerance)
 	case adopt && own && noteCreated(r.client, held.ID):
 		return held, fmt.Sprintf("Nothing to do: score %[2]s, which held the alias %[1]q (score_id), is this resource's now, and "+
 			"nothing was published. It was published at %[3]s with this resource's score_url and options by this provider's "+
@@ -407,11 +426,14 @@ func (r *scoreResource) unrecordedScore(ctx context.Context, plan scoreModel, hi
 	case own:
 		return nil, fmt.Sprintf("If score %[2]s is this configuration's, set adopt_unrecorded = true on the resource and apply "+
 			"again, or import it; otherwise choose another score_id. The alias %[1]q (score_id) is taken by score %[2]s, "+
-			"published at %[3]s with this resource's score_url and options by this provider's user %[4]q: a run of this "+
-			"configuration that was stopped before it could save its state (terraform killed, a CI job cancelled) leaves "+
-			"that behind. The provider does not adopt it unless told, since another configuration may manage it. To import "+
-			"it: terraform import <the resource address named below> %[1]s (or an import block with id = %[1]q).",
-			alias, held.ID, published, user)
+			"published at %[3]s with this resource's score_url and options by this provider's user %[4]q. If this resource "+
+			"is being replaced with create_before_destroy (terraform apply -replace, a taint), that is the score it "+
+			"replaces: an alias is unique, so the replacement cannot be published while that score holds it; "+
+			"adopt_unrecorded keeps it as the replacement, and without create_before_destroy it is deleted before the "+
+			"replacement is published. Otherwise a run of this configuration that was stopped before it could save its "+
+			"state (terraform killed, a CI job cancelled) left it behind. The provider does not adopt it unless told, since "+
+			"another configuration may manage it. To import it: terraform import <the resource address named below> %[1]s "+
+			"(or an import block with id = %[1]q).", alias, held.ID, published, user)
 	}
 	return nil, fmt.Sprintf("If score %[2]s is this configuration's, import it: terraform import <the resource address named "+
 		"below> %[1]s (or an import block with id = %[1]q); otherwise choose another score_id. The alias %[1]q (score_id) "+
@@ -419,6 +441,9 @@ func (r *scoreResource) unrecordedScore(ctx context.Context, plan scoreModel, hi
 		"provider's user %[5]q, so adopt_unrecorded does not take it: another configuration may manage it.",
 		alias, held.ID, published, publisherName(held.Publisher), user)
 }
+
+// timeMillis formats a moment to the millisecond, for messages that compare two.
+const timeMillis = "2006-01-02T15:04:05.000Z07:00"
 
 // publisherName names a score's publisher in a message.
 func publisherName(user string) string {

@@ -1,0 +1,95 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+)
+
+// cbdConfig is one aliased score with create_before_destroy, adopt_unrecorded set or not.
+func cbdConfig(alias string, adopt bool) string {
+	return fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  score_url          = %q
+  score_id           = %q
+  wait_for_rendering = false
+  adopt_unrecorded   = %t
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+`, accScoreURL(alias), alias, adopt)
+}
+
+// TestAccScoreLeads_replaceWithCreateBeforeDestroy: terraform apply -replace of an
+// aliased score under create_before_destroy, without adopt_unrecorded, meets the alias
+// held by the very score it replaces. The error says so (the score this resource
+// replaces; adopt_unrecorded keeps it, removing create_before_destroy deletes it
+// first) before it names a run stopped before it saved its state. Before, it named
+// only the stopped run, which is not what happened.
+func TestAccScoreLeads_replaceWithCreateBeforeDestroy(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
+	emu := newTestEmulator(t)
+	w := newWorkspace(t, emu, cbdConfig(accName(), false))
+	w.run("apply", "-auto-approve")
+	out, err := w.command("apply", "-replace=mediaplatform_score.test", "-auto-approve").CombinedOutput()
+	if err == nil {
+		t.Fatalf("the replacement was published while its predecessor holds the alias:\n%s", out)
+	}
+	want := errorPattern("Unable to publish score", "If this resource is being replaced with create_before_destroy",
+		"(terraform apply -replace, a taint), that is the score it replaces", "adopt_unrecorded keeps it as the replacement",
+		"Otherwise a run of this configuration that was stopped before it could save its state")
+	if !want.MatchString(string(out)) {
+		t.Errorf("the error of -replace under create_before_destroy lacks %q:\n%s", want, out)
+	}
+}
+
+// TestAccScoreLeads_replaceMomentsAfterPublish: with adopt_unrecorded, terraform apply
+// -replace under create_before_destroy moments after the score was published meets
+// the alias held by a score published within the clock's margin of the run's start.
+// The error gives both times as they are and says what each way it can happen means;
+// it never says "after this run began" of a score published before it. Before:
+// "published at 20:43:04Z, after this run began (20:43:06Z on the platform's clock)".
+// The platform's clock is stepped back after the apply so that the replacement's run
+// begins within a second or two of the publish on it, however long the plan took.
+func TestAccScoreLeads_replaceMomentsAfterPublish(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
+	emu := newTestEmulator(t)
+	ctl := emu.control(t, "the platform's clock")
+	alias := accName()
+	w := newWorkspace(t, emu, cbdConfig(alias, true))
+	w.run("apply", "-auto-approve")
+	s, err := emu.client(t).GetScore(t.Context(), alias)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.run("plan", "-replace=mediaplatform_score.test", "-out=replace.tfplan")
+	ctl.SetFaults(emulator.Faults{ClockOffsetSeconds: -int(time.Since(s.CreatedAt) / time.Second)})
+	cmd := w.command("apply")
+	cmd.Args = append(cmd.Args, "replace.tfplan")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("the replacement adopted a score published within the clock's margin of its run:\n%s", out)
+	}
+	want := errorPattern("Unable to publish score", "Give each resource its own score_id, or, if this resource is being "+
+		"replaced with create_before_destroy, apply again in a few seconds", "published at", "within 2s of this run's start",
+		"the score replaced")
+	if !want.MatchString(string(out)) {
+		t.Errorf("the error lacks %q:\n%s", want, out)
+	}
+	// No "after this run began" of a score published before it.
+	times := regexp.MustCompile(`published\s+at\s+(\S+),\s+after\s+this\s+run\s+began\s+\((\S+)\s`).FindStringSubmatch(string(out))
+	if times != nil {
+		published, _ := time.Parse(time.RFC3339Nano, strings.TrimSuffix(times[1], ","))
+		began, _ := time.Parse(time.RFC3339Nano, times[2])
+		if published.Before(began) {
+			t.Errorf("the error says the score was published at %s, after the run began at %s:\n%s", times[1], times[2], out)
+		}
+	}
+}
