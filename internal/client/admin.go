@@ -122,6 +122,8 @@ func (c *Client) adminLogin(ctx context.Context, base string) (string, error) {
 	// body says it (the platform's INVALID_CREDENTIALS, RFC 9457, plain text).
 	var apiErr *APIError
 	if errors.As(err, &apiErr) && !apiErr.HTML && (apiErr.Status == http.StatusUnauthorized || apiErr.Name() == "INVALID_CREDENTIALS") {
+		// A server may echo the form, password included, in its message.
+		apiErr.Message = c.maskText(apiErr.Message)
 		err = &AdminLoginRefusedError{Err: apiErr}
 	}
 	// The login path always exists on the platform: only a wrong admin_url answers 404.

@@ -134,6 +134,22 @@ func parseAPIError(method string, resp *response) *APIError {
 		return e
 	}
 	e.Message = http.StatusText(resp.status)
+	if jsonBody {
+		// Another JSON error form: RFC 9457's detail or title, or {"error": {"message"}}.
+		var other struct {
+			Detail, Title string
+			Error         struct{ Message string }
+		}
+		if json.Unmarshal(resp.body, &other) == nil {
+			for _, text := range []string{other.Detail, other.Error.Message, other.Title} {
+				if text != "" && text != e.Message {
+					e.Message += ": " + text
+					break
+				}
+			}
+		}
+		return e
+	}
 	if text := strings.TrimSpace(string(resp.body)); text != "" && !jsonBody &&
 		!strings.HasPrefix(strings.ToLower(contentType), "text/html") {
 		if len(text) > 200 {
