@@ -276,3 +276,62 @@ func TestAuthTokenLifetime(t *testing.T) {
 		t.Errorf("liveTokens = %d, want 1", n)
 	}
 }
+
+// TestAuthRefusalForms: the readings problemRefusals, textRefusals and
+// nestedRefusals answer a refused password grant and a refused administrator login
+// in their form, with the contract's status, and without either no other answer.
+func TestAuthRefusalForms(t *testing.T) {
+	t.Parallel()
+	wrong := url.Values{"grant_type": {"password"}, "username": {DefaultUserName}, "password": {"wrong"}}
+	for _, tc := range []struct {
+		reading, mediaType, grantBody, loginBody string
+	}{
+		{"problemRefusals", "application/problem+json", `"type":"https://identity.example/problems/invalid-grant"`,
+			`"detail":"unknown user or wrong password"`},
+		{"textRefusals", "text/plain", "400 Bad Request: unknown user or wrong password",
+			"401 Unauthorized: unknown user or wrong password"},
+		{"nestedRefusals", "application/json", `{"error":{"code":"invalid_grant","message":"unknown user or wrong password"}}`,
+			`{"error":{"code":"INVALID_CREDENTIALS","message":"unknown user or wrong password"}}`},
+	} {
+		t.Run(tc.reading, func(t *testing.T) {
+			t.Parallel()
+			var readings Readings
+			if err := readings.Set(tc.reading); err != nil {
+				t.Fatal(err)
+			}
+			et := newEmuTester(t, Options{Faults: Faults{Readings: readings}})
+			for _, res := range []struct {
+				got        *emuResponse
+				status     int
+				body, what string
+			}{
+				{et.grant(wrong), http.StatusBadRequest, tc.grantBody, "refused grant"},
+				{et.adminForm(url.Values{"user": {DefaultAdminName}, "pass": {"wrong"}, "r": {"createsession"}}),
+					http.StatusUnauthorized, tc.loginBody, "refused login"},
+			} {
+				mt, _, _ := strings.Cut(res.got.header.Get("Content-Type"), ";")
+				if res.got.status != res.status || mt != tc.mediaType || !strings.Contains(string(res.got.body), res.body) {
+					t.Errorf("%s: %d %s %s, want %d %s with %s", res.what, res.got.status, mt, res.got.body, res.status,
+						tc.mediaType, res.body)
+				}
+			}
+			if tok := et.platformLogin(DefaultUserName, DefaultUserPassword); tok == "" {
+				t.Error("the right password was refused")
+			}
+		})
+	}
+}
+
+// TestAuthLinkHostName: with Options.AuthLinkHostName the token flow's links name
+// that host, with the port the request named; the other links keep the request's.
+func TestAuthLinkHostName(t *testing.T) {
+	t.Parallel()
+	et := newEmuTester(t, Options{AuthLinkHostName: "platform.example"})
+	port := et.srv.URL[strings.LastIndex(et.srv.URL, ":"):]
+	for _, path := range []string{authPath, identityProvidersURL} {
+		body := string(et.do(http.MethodGet, path, nil, nil).body)
+		if !strings.Contains(body, "http://platform.example"+port+"/auth/") || strings.Contains(body, et.srv.URL) {
+			t.Errorf("%s names another host than platform.example%s: %s", path, port, body)
+		}
+	}
+}
