@@ -273,8 +273,12 @@ func (p *mediaplatformProvider) Schema(_ context.Context, _ provider.SchemaReque
 					"listing, for at most 30 s and until the next publish or delete. A plan of 1,000 scores then costs about " +
 					"a dozen requests instead of 1,000, which matters on a slow network or under a rate limit; a configuration " +
 					"of a few scores on a large platform still reads each with one GET (plus one count request when it reads " +
-					"more than one). A score the listing lacks is read with a GET before it is called gone. `individual`: " +
-					"always one GET per score, every answer as fresh as it can be, at one request per score. " +
+					"more than one). A score the listing lacks is read with a GET before it is called gone. What `auto` " +
+					"trusts is the listing: on a platform that serves its list from a search index, the list may lag single " +
+					"reads by up to the index's refresh (typically a second), so a score deleted outside Terraform moments " +
+					"before the plan may still be listed, and that plan shows nothing for it; the next plan publishes it " +
+					"again. `individual`: always one GET per score, every answer as fresh as a single read is, at the cost " +
+					"of one request per score in every plan and apply (1,000 scores: 1,000 GETs, within the rate limit). " +
 					"Environment variable: `" + client.EnvRefreshStrategy + "`.",
 				Optional:   true,
 				Validators: []validator.String{stringvalidator.OneOf(client.RefreshAuto, client.RefreshIndividual)},
