@@ -2,15 +2,36 @@ package provider
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 )
 
+// stopGrace is how long a write already on the wire (a publish, a view's create) may
+// still take once Terraform is stopped (one interrupt: Ctrl-C, a cancelled CI job,
+// `docker stop`), whatever request_timeout is. With the exit's window (closeTimeout,
+// under Terraform's 2 s for a provider to end) a stopped Terraform ends within about
+// stopBound: inside `docker stop`'s 10 s, a runner's 10 s from SIGINT to SIGKILL, and
+// Kubernetes' 30 s. A call still on the wire then is cut: its outcome is unknown, and
+// the next run finds what it made (a score by its alias, adopt_unrecorded).
+const stopGrace = 5 * time.Second
+
+// stopBound is how long Terraform with this provider takes at most to end after one
+// interrupt, as the documentation states it: stopGrace, the exit's window, and
+// Terraform's own stop.
+const stopBound = 8 * time.Second
+
+// errStopBound is the cause of a graceful context cut at stopGrace.
+var errStopBound = errors.New("the provider's stop bound passed")
+
 // withGrace returns a context that outlives ctx's cancellation by at most grace:
 // a write already sent may finish (and its result reach the state) when Terraform
-// stops, while a deadline of ctx still applies as it is. Call stop when done.
+// stops, while a deadline of ctx still applies as it is. Call stop when done. A
+// context cut because grace passed has errStopBound as its cause (cutByStopBound).
 func withGrace(ctx context.Context, grace time.Duration) (graceful context.Context, stop context.CancelFunc) {
-	out, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	out, cancelCause := context.WithCancelCause(context.WithoutCancel(ctx))
+	cancel := func() { cancelCause(nil) }
 	if deadline, ok := ctx.Deadline(); ok {
 		var cancelDeadline context.CancelFunc
 		out, cancelDeadline = context.WithDeadline(out, deadline)
@@ -22,7 +43,7 @@ func withGrace(ctx context.Context, grace time.Duration) (graceful context.Conte
 	stopAfter := context.AfterFunc(ctx, func() {
 		mu.Lock()
 		defer mu.Unlock()
-		timer = time.AfterFunc(grace, cancel)
+		timer = time.AfterFunc(grace, func() { cancelCause(errStopBound) })
 	})
 	return out, func() {
 		stopAfter()
@@ -33,4 +54,38 @@ func withGrace(ctx context.Context, grace time.Duration) (graceful context.Conte
 		mu.Unlock()
 		cancel()
 	}
+}
+
+// cutByStopBound reports whether a context of withGrace was cut because its grace
+// after the interrupt passed, rather than ended by its caller or its deadline.
+func cutByStopBound(graceful context.Context) bool {
+	return errors.Is(context.Cause(graceful), errStopBound)
+}
+
+// stopBoundLead is the first sentence for a write cut at stopGrace: what happened and
+// why. what names the write ("the publish of this score").
+func stopBoundLead(what string) string {
+	return fmt.Sprintf("Interrupted: Terraform was stopped while %s was on its way, and the platform had not answered "+
+		"%s later, so the provider stopped waiting for it: Terraform with this provider ends within about %s of one "+
+		"interrupt, whatever request_timeout is, inside the grace periods of CI runners and containers.",
+		what, stopGrace, stopBound)
+}
+
+// stopBoundPublishHint says what a publish cut at stopGrace left and how the next run
+// recovers it.
+func stopBoundPublishHint(alias string, adopt bool) string {
+	switch {
+	case alias != "" && adopt:
+		return fmt.Sprintf("The platform may have published the score, and the outcome is unknown. Nothing to do: the next "+
+			"apply finds it by its alias %q (score_id) and, with adopt_unrecorded = true, takes it over with a warning "+
+			"instead of publishing it again.", alias)
+	case alias != "":
+		return fmt.Sprintf("The platform may have published the score, and the outcome is unknown. The next apply finds it "+
+			"by its alias %q (score_id) and stops with the terraform import command that takes it over; set "+
+			"adopt_unrecorded = true on the resource to have it taken over by itself.", alias)
+	}
+	return "The platform may have published the score, and the outcome is unknown; without score_id nothing tells it " +
+		"apart from a score published by anyone else from the same file. Before applying again, find it (data source " +
+		"mediaplatform_scores with score_url set to this address) and import it with `terraform import` and its UUID, or " +
+		"delete it. Give every score a CI job creates a score_id."
 }

@@ -289,11 +289,11 @@ func (r *scoreViewResource) Create(ctx context.Context, req resource.CreateReque
 		return
 	}
 	// A create already on the wire when Terraform is stopped (Ctrl-C, SIGTERM) may
-	// finish, for at most request_timeout more, as a publish does: the platform has
-	// made the view, and only its answer brings the view into the state. Without it the
-	// next apply would create the view again, and the lost viewer URL would stay open,
-	// held by nobody, until it expired.
-	createCtx, stopCreate := withGrace(ctx, r.client.RequestTimeout())
+	// finish, for at most stopGrace more, as a publish does: the platform has made the
+	// view, and only its answer brings the view into the state. Without it the next
+	// apply would create the view again, and the lost viewer URL would stay open, held
+	// by nobody, until it expired (as it does for a create cut at stopGrace).
+	createCtx, stopCreate := withGrace(ctx, stopGrace)
 	scoreUUID, received := plan.create(createCtx, r.client, "View", &resp.Diagnostics)
 	stopCreate()
 	if resp.Diagnostics.HasError() {
@@ -567,6 +567,13 @@ func (m *scoreViewAttributesModel) create(ctx context.Context, c *client.Client,
 		hint := "Check the view settings."
 		if client.IsNotFound(err) {
 			hint = "The score does not exist: check the score argument, or publish the score first."
+		}
+		if cutByStopBound(ctx) {
+			diags.AddError("Unable to create score view", stopBoundLead("the create of this view")+"\n\n"+
+				fmt.Sprintf("%s of score %q: the platform may have made the view, and the outcome is unknown; a view has no "+
+					"name to find it by, so the next apply creates another, and this one's viewer URL stays valid until it "+
+					"expires (expires_in).", what, m.Score.ValueString())+"\n\nCause: "+err.Error())
+			return "", time.Time{}
 		}
 		addClientError(diags, "Unable to create score view",
 			fmt.Sprintf("%s of score %q: %s", what, m.Score.ValueString(), hint), err)
