@@ -263,9 +263,10 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 	defer cancel()
 
 	// A publish already on the wire when Terraform is interrupted (Ctrl-C) may finish,
-	// for at most request_timeout more, so that its result reaches the state instead of
-	// leaving an orphan on the platform that the next apply would publish again.
-	publishCtx, stopPublish := withGrace(ctx, r.client.RequestTimeout())
+	// for at most stopGrace more, so that its result reaches the state instead of
+	// leaving an orphan on the platform that the next apply would publish again; one
+	// still on the wire then is cut, and the next run finds it by its alias.
+	publishCtx, stopPublish := withGrace(ctx, stopGrace)
 	score, err := r.client.PublishScore(publishCtx, client.PublishScoreInput{
 		ScoreURL:  plan.ScoreURL.ValueString(),
 		Alias:     plan.ScoreID.ValueString(),
