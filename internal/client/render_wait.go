@@ -15,55 +15,72 @@ const (
 	RenderWaitIndividual = "individual"
 )
 
-// renderCluster gathers into one read the waits due within this much of each other,
-// at least: the creates of one Terraform wave start as the waits of the previous wave
-// end, spread by Terraform's own work between them. Once the rendering time is known,
-// the window is a quarter of it, at most maxRenderCluster: reading the wave's early
-// scores a little late costs less than a read more, and a wave read at once restarts at
-// once, so the waves stay together. The cap trades reads for time: at -parallelism=50
-// (waves of 50 spread over about 250 ms by Terraform), 1,000 creates took 1,067
-// requests at 0.87 x the time of one poll per score with a 250 ms window, 1,090 at
-// 0.80 x with 150 ms, 1,200 at 0.76 x with 50 ms (BENCHMARKS.md, 2026-11-25).
-const (
-	renderCluster    = 50 * time.Millisecond
-	maxRenderCluster = 150 * time.Millisecond
-)
-
 // renderMargin is added to a learned rendering time before a score is read.
 const renderMargin = 20 * time.Millisecond
 
+// maxRenderHold bounds how long a round waits for the waits of a wave still on their
+// way (their publishes on the wire, or Terraform still starting their creates) before
+// it reads the waits that are there.
+const maxRenderHold = time.Second
+
 // renderWait shares the rendering waits of one process. Terraform runs many creates
-// at once (10 by default), each of which waits for its score to render; polled one by
-// one, the waits cost five GETs a score and crowd out the publishes under a rate
-// limit. Here one goroutine serves every wait:
+// at once (10 by default), each of which publishes its score and waits for it to
+// render; polled one by one, the waits cost five GETs a score and crowd out the
+// publishes under a rate limit. Here one goroutine, the reader, serves every wait, in
+// rounds, and a round reads only the waits of this process:
 //
 //   - Each wait is due at a time: once the platform's rendering time is known (learned
 //     from a score that finished: its updatedAt less its createdAt, one clock, and no
-//     more than this machine's clock saw of its wait, in case that clock stepped), when
-//     its score should have finished; before that, and after a read that found it
-//     unfinished, after a backoff of its own (pollStart, doubling to pollMax), as the
-//     individual poll does.
-//   - When a wait is due, every wait due within renderCluster of it is read with it.
-//     One due wait reads its own score with a GET (a single create still polls its own
-//     score). Several read one list page: the newest scores, at the end where the
-//     platform lists them (the tail of the list, found with a count, or its head for a
-//     platform that lists the newest first), at one request for up to 100 waits.
+//     more than this machine's clock saw of its wait, in case that clock stepped; 0
+//     for a platform that renders at once), when its score should have finished;
+//     before that, and after a read that found it unfinished, after a backoff of its
+//     own (pollStart, doubling to pollMax), as the individual poll does.
+//   - A round starts when the whole wave is due: Terraform holds at most its
+//     parallelism of creates at once, and once as many waits as the most creates ever
+//     seen at once (publishing or waiting) are waiting, the wave is complete and is
+//     read when its last wait is due. A wave not complete waits for the waits still
+//     on their way: while a publish is on the wire (at most maxRenderHold), and for as
+//     long after the wave's first wait as the last complete wave took to gather (a
+//     time measured, at most maxRenderHold). A wait read before and still unfinished
+//     starts a round when its backoff ends, whatever the wave.
+//   - A round reads every wait due then, and no other score: one wait reads its own
+//     score with a GET; several read the platform's newest scores, where this
+//     process's scores are (the tail of the list, found with one count and kept up by
+//     this client's publishes, or its head for a platform that lists the newest
+//     first), one page of 100 per 100 waits.
 //   - A score missing from that page (others published meanwhile, or the platform
 //     lists in another order) is read with a GET before anything is concluded, and
 //     the next page is placed afresh. A score that failed to render ends its own wait
 //     with its own status; the others go on.
 //
-// The creates of one wave finish in the same read, so Terraform starts the next wave
-// together, and the waves stay together: 1000 creates at Terraform's default
-// parallelism cost about 100 reads instead of 5000.
+// So a round costs one request per 100 waits, and a wave one round: an apply of N
+// scores at Terraform's parallelism P reads about N ÷ P times, whatever the size of
+// the platform, the number of scores in the run or the speed of the machine (which
+// only moves when the waits of a wave arrive, not how many share a read).
+//
+// Why not ask the list for what is still rendering (the specification's list criteria
+// allow a status filter)? Criteria match by equality, so pending and rendering are a
+// list each, and a status the provider does not know is not asked for at all; a
+// platform may read the criteria only from a body it never gets on a GET (contract
+// §V1, V2), so a filter may be ignored without a word; and a score that left the
+// filtered list is not thereby read: the wait returns the final score, which a
+// filtered list of the unfinished does not hold. The newest page holds all three.
 type renderWait struct {
 	mu      sync.Mutex
 	waiters map[*renderWaiter]struct{}
 	running bool
 	wake    chan struct{} // a new wait may be due earlier than the loop sleeps
 
-	// renderTime is the time from a publish to a final status, learned (0: unknown).
-	renderTime time.Duration
+	// renderTime is the time from a publish to a final status, learned once
+	// renderKnown.
+	renderTime  time.Duration
+	renderKnown bool
+	// onWire is the number of this client's publishes on the wire; peak is the
+	// most creates seen at once (publishes on the wire and waits), the size of a wave;
+	// gather is how long the waits of the last complete wave took to arrive.
+	onWire int
+	peak   int
+	gather time.Duration
 	// newestFirst is set once the platform was seen listing the newest scores first;
 	// total is the count of scores estimated for placing the tail page (valid when
 	// totalKnown), kept up by this client's publishes.
@@ -81,6 +98,7 @@ type renderWaiter struct {
 	since   time.Time // when the wait began, right after the publish answered
 	due     time.Time
 	backoff time.Duration
+	read    bool          // read at least once
 	last    *Score        // the latest read
 	result  *Score        // the final read, when done
 	err     error         // what ended the wait otherwise
@@ -101,11 +119,41 @@ func (r *renderWait) timer(d time.Duration) <-chan time.Time {
 	return time.After(d)
 }
 
+// poke wakes the reader: a wait arrived or a publish ended, so the round may start
+// at another time.
+func (r *renderWait) poke() {
+	r.mu.Lock()
+	wake := r.wake
+	r.mu.Unlock()
+	if wake == nil {
+		return
+	}
+	select {
+	case wake <- struct{}{}:
+	default:
+	}
+}
+
 // published tells the wait that this client published a score: the list grew by one.
 func (r *renderWait) published() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.total++
+}
+
+// publishing tells the wait that a publish is on the wire, whose wait may follow;
+// the function returned says it ended.
+func (r *renderWait) publishing() func() {
+	r.mu.Lock()
+	r.onWire++
+	r.peak = max(r.peak, r.onWire+len(r.waiters))
+	r.mu.Unlock()
+	return func() {
+		r.mu.Lock()
+		r.onWire--
+		r.mu.Unlock()
+		r.poke()
+	}
 }
 
 // forgetTotal makes the next shared read count the list again (this client deleted a
@@ -128,7 +176,7 @@ func (c *Client) WaitForRendering(ctx context.Context, idOrAlias string) (*Score
 	r.mu.Lock()
 	w.since = r.clock()
 	w.due = w.since.Add(pollStart) // a score just published is pending
-	if r.renderTime > 0 {
+	if r.renderKnown {
 		w.due = w.since.Add(r.renderTime + renderMargin)
 	}
 	if r.waiters == nil {
@@ -136,15 +184,13 @@ func (c *Client) WaitForRendering(ctx context.Context, idOrAlias string) (*Score
 		r.wake = make(chan struct{}, 1)
 	}
 	r.waiters[w] = struct{}{}
+	r.peak = max(r.peak, r.onWire+len(r.waiters))
 	if !r.running {
 		r.running = true
 		go c.renderLoop(c.logContext(c.detached(ctx)))
 	}
 	r.mu.Unlock()
-	select {
-	case r.wake <- struct{}{}:
-	default:
-	}
+	r.poke()
 
 	select {
 	case <-w.done:
@@ -193,7 +239,8 @@ func (c *Client) finalStatus(ctx context.Context, s *Score) bool {
 	return s.Status == ScoreStatusIdle || s.Status == ScoreStatusError
 }
 
-// renderLoop serves the waits while there are any.
+// renderLoop is the reader: it serves the waits, a round at a time, while there are
+// any.
 func (c *Client) renderLoop(ctx context.Context) {
 	r := &c.renders
 	for {
@@ -203,23 +250,43 @@ func (c *Client) renderLoop(ctx context.Context) {
 			r.mu.Unlock()
 			return
 		}
-		at := r.nextRead()
+		at := r.nextRound()
 		now := r.clock()
 		r.mu.Unlock()
 		if at.After(now) {
+			// Woken by the timer, the round is placed again with the waits there are
+			// then: a wait that arrived meanwhile may make it later (its wave is not
+			// complete without it) or earlier.
 			select {
 			case <-r.timer(at.Sub(now)):
-			case <-r.wake:
-				continue // a new wait: it may be due earlier
+			case <-r.wake: // a new wait, or a publish ended
 			}
+			continue
 		}
 		r.mu.Lock()
 		now = r.clock()
 		var due []*renderWaiter
+		var fresh int
+		var first, last time.Time
 		for w := range r.waiters {
-			if !w.due.After(now) {
-				due = append(due, w)
+			if w.due.After(now) {
+				continue
 			}
+			due = append(due, w)
+			if !w.read {
+				fresh++
+				if first.IsZero() || w.since.Before(first) {
+					first = w.since
+				}
+				if w.since.After(last) {
+					last = w.since
+				}
+			}
+		}
+		if fresh > 0 && len(r.waiters) >= r.peak {
+			// A complete wave: how long its waits took to arrive tells how long an
+			// incomplete one waits for the rest.
+			r.gather = min(last.Sub(first), maxRenderHold)
 		}
 		r.mu.Unlock()
 		if len(due) > 0 {
@@ -228,27 +295,58 @@ func (c *Client) renderLoop(ctx context.Context) {
 	}
 }
 
-// nextRead is when the loop reads next: when the earliest wait is due, or the latest
-// of the waits due within the cluster window of it. Called with r.mu held.
-func (r *renderWait) nextRead() time.Time {
-	var first time.Time
+// nextRound is when the reader reads next. Called with r.mu held.
+//
+// A wait read before and still unfinished is read again when its backoff ends. The
+// waits not read yet (the wave) are read together: when the last of them is due, once
+// the wave is complete (as many waits as the most creates seen at once); an
+// incomplete wave waits besides for its publishes on the wire (from its first wait,
+// at most maxRenderHold) and for as long after its first wait as the last complete
+// wave took to gather.
+func (r *renderWait) nextRound() time.Time {
+	var again, lastDue, first time.Time
+	fresh := false
 	for w := range r.waiters {
-		if first.IsZero() || w.due.Before(first) {
-			first = w.due
+		if w.read {
+			if again.IsZero() || w.due.Before(again) {
+				again = w.due
+			}
+			continue
+		}
+		fresh = true
+		if w.due.After(lastDue) {
+			lastDue = w.due
+		}
+		if first.IsZero() || w.since.Before(first) {
+			first = w.since
 		}
 	}
-	window := min(max(renderCluster, r.renderTime/4), maxRenderCluster)
-	at := first
-	for w := range r.waiters {
-		if w.due.After(at) && w.due.Sub(first) <= window {
-			at = w.due
+	if !fresh {
+		return again
+	}
+	at := lastDue
+	if len(r.waiters) < r.peak {
+		hold := r.gather + renderMargin
+		if r.onWire > 0 {
+			hold = maxRenderHold
 		}
+		at = later(at, first.Add(hold))
+	}
+	if !again.IsZero() && again.Before(at) {
+		return again
 	}
 	return at
 }
 
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
 // readWaiters reads the scores of the due waits, with one GET for a single wait or
-// one list page for several, and a GET for each score the page lacks.
+// the newest list pages for several, and a GET for each score the pages lack.
 func (c *Client) readWaiters(ctx context.Context, due []*renderWaiter) {
 	var page map[string]*Score
 	if len(due) > 1 {
@@ -276,8 +374,8 @@ func (c *Client) readWaiters(ctx context.Context, due []*renderWaiter) {
 	}
 }
 
-// newestScores reads the page of the platform's newest scores, by id and alias, or
-// nil when it cannot (the waits then read their scores with GETs).
+// newestScores reads the platform's newest scores, one page per MaxListLimit waits,
+// by id and alias, or nil when it cannot (the waits then read their scores with GETs).
 func (c *Client) newestScores(ctx context.Context, due []*renderWaiter) map[string]*Score {
 	r := &c.renders
 	r.mu.Lock()
@@ -294,17 +392,38 @@ func (c *Client) newestScores(ctx context.Context, due []*renderWaiter) map[stri
 		r.total, r.totalKnown, total = n, true, n
 		r.mu.Unlock()
 	}
-	read := func(offset int) map[string]*Score {
-		scores, err := c.ListScores(ctx, ListScoresInput{Offset: offset, Limit: MaxListLimit})
-		if err != nil {
-			logDebug(ctx, "reading the newest scores for the rendering waits failed", map[string]any{"error": err.Error()})
-			return nil
-		}
-		byKey := make(map[string]*Score, 2*len(scores))
-		for _, s := range scores {
-			byKey[s.ID] = s
-			if s.Alias != "" {
-				byKey[s.Alias] = s
+	pages := (len(due) + MaxListLimit - 1) / MaxListLimit
+	// read reads the pages from offset on, toward the older scores: forward for a
+	// platform that lists the newest first, backward from the tail otherwise.
+	read := func(offset int, forward bool) map[string]*Score {
+		byKey := map[string]*Score{}
+		for i := range pages {
+			at := offset + i*MaxListLimit
+			if !forward {
+				at = offset - i*MaxListLimit
+			}
+			if at <= -MaxListLimit {
+				break
+			}
+			scores, err := c.ListScores(ctx, ListScoresInput{Offset: max(0, at), Limit: MaxListLimit})
+			if err != nil {
+				logDebug(ctx, "reading the newest scores for the rendering waits failed", map[string]any{"error": err.Error()})
+				if i == 0 {
+					return nil
+				}
+				break
+			}
+			for _, s := range scores {
+				byKey[s.ID] = s
+				if s.Alias != "" {
+					byKey[s.Alias] = s
+				}
+			}
+			if len(scores) < MaxListLimit && forward {
+				break // the end of the list
+			}
+			if at == 0 {
+				break // the head of the list
 			}
 		}
 		return byKey
@@ -318,15 +437,15 @@ func (c *Client) newestScores(ctx context.Context, due []*renderWaiter) map[stri
 		return false
 	}
 	if newestFirst {
-		return read(0)
+		return read(0, true)
 	}
-	page := read(max(0, total-MaxListLimit))
+	page := read(max(0, total-MaxListLimit), false)
 	if page == nil || holdsAny(page) || total <= MaxListLimit {
 		return page
 	}
 	// None of the waits' scores at the tail: a platform that lists the newest first
 	// (contract §V9) holds them at the head.
-	if head := read(0); holdsAny(head) {
+	if head := read(0, true); holdsAny(head) {
 		r.mu.Lock()
 		r.newestFirst = true
 		r.mu.Unlock()
@@ -343,8 +462,8 @@ func (r *renderWait) judge(ctx context.Context, c *Client, w *renderWaiter, s *S
 		// The platform's two timestamps are one clock, but that clock may have stepped
 		// between them (an NTP correction, a failover to a node with another clock): the
 		// rendering took no longer than this machine's monotonic clock saw of the wait.
-		if took := min(s.UpdatedAt.Sub(s.CreatedAt), r.clock().Sub(w.since)); took > 0 {
-			r.renderTime = took
+		if took := min(s.UpdatedAt.Sub(s.CreatedAt), r.clock().Sub(w.since)); took >= 0 && !s.UpdatedAt.IsZero() && !s.CreatedAt.IsZero() {
+			r.renderTime, r.renderKnown = took, true
 		}
 		r.mu.Unlock()
 		r.finish(w, s, nil)
@@ -352,11 +471,11 @@ func (r *renderWait) judge(ctx context.Context, c *Client, w *renderWaiter, s *S
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	w.last = s
+	w.last, w.read = s, true
 	now := r.clock()
 	w.due = now.Add(w.backoff)
 	w.backoff = min(2*w.backoff, pollMax)
-	if r.renderTime > 0 {
+	if r.renderKnown {
 		// Expected to finish at its rendering time: no earlier than that, no later than
 		// the backoff says.
 		if expected := w.since.Add(r.renderTime + renderMargin); expected.After(now) && expected.Before(w.due) {

@@ -25,6 +25,7 @@ type stepClock struct {
 
 type stepAsk struct {
 	d    time.Duration
+	from time.Time // the clock's time when the timer was asked for
 	fire chan time.Time
 }
 
@@ -45,7 +46,7 @@ func (c *stepClock) now() time.Time {
 // twice (2 runs in 800 with three busy loops beside it).
 func (c *stepClock) after(d time.Duration) <-chan time.Time {
 	ch := make(chan time.Time, 1)
-	c.asks <- stepAsk{d, ch}
+	c.asks <- stepAsk{d, c.now(), ch}
 	ch <- <-ch
 	return ch
 }
@@ -347,6 +348,117 @@ func TestRenderWaitClockStep(t *testing.T) {
 	}
 	if took := p.clk.now().Sub(start); took > 3*time.Second {
 		t.Errorf("the wave after the step waited %s for scores that render in 1s", took)
+	}
+}
+
+// arrive is Terraform at its parallelism on a machine of some speed: the creates of
+// a wave start gap apart on the step clock, each publishing its score (the client
+// sees the publish on the wire) and then waiting for it. Once all have arrived, the
+// clock is stepped from timer to timer until every wait has ended.
+func (p *renderPlatform) arrive(t *testing.T, n int, gap time.Duration) map[string]*Score {
+	t.Helper()
+	type result struct {
+		s   *Score
+		err error
+	}
+	results := make(chan result, n)
+	p.c.renders.mu.Lock()
+	base := len(p.c.renders.waiters)
+	p.c.renders.mu.Unlock()
+	for i := range n {
+		if i > 0 {
+			p.clk.mu.Lock()
+			p.clk.t = p.clk.t.Add(gap)
+			p.clk.mu.Unlock()
+		}
+		end := p.c.renders.publishing()
+		id := p.publish(1)[0]
+		p.c.renders.published()
+		end()
+		go func() {
+			s, err := p.c.WaitForRendering(context.Background(), id)
+			results <- result{s, err}
+		}()
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+			p.c.renders.mu.Lock()
+			k := len(p.c.renders.waiters)
+			p.c.renders.mu.Unlock()
+			if k >= base+i+1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("wait %d of %d not registered", i+1, n)
+			}
+		}
+	}
+	got := map[string]*Score{}
+	for steps := 0; len(got) < n; {
+		select {
+		case r := <-results:
+			if r.err != nil {
+				t.Fatalf("a wait failed: %v", r.err)
+			}
+			got[r.s.ID] = r.s
+		case a := <-p.clk.asks:
+			if steps++; steps > 40 {
+				t.Fatalf("%d of %d waits ended after 40 steps of the clock", len(got), n)
+			}
+			p.clk.mu.Lock()
+			if at := a.from.Add(a.d); at.After(p.clk.t) {
+				p.clk.t = at
+			}
+			now := p.clk.t
+			p.clk.mu.Unlock()
+			a.fire <- now
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%d of %d waits ended, and the wait's loop asks for no timer", len(got), n)
+		}
+	}
+	return got
+}
+
+// TestRenderWaitWaves: the wait's reads grow with the waves of this run, not with the
+// platform's size, the run's size or the machine's speed. On a platform that holds
+// 2,000 other scores, waves of 10 creates (Terraform's parallelism) whose waits arrive
+// 0, 20, 100 or 300 ms apart (a fast or a slow machine; a clustering window of 150 ms
+// split the slower ones into several reads) are each read with one list page, once
+// the whole wave is due; the platform is counted once; the last, incomplete wave of 5
+// is read once too.
+func TestRenderWaitWaves(t *testing.T) {
+	t.Parallel()
+	p := newRenderPlatform(t)
+	p.publish(2000) // the platform's other scores
+	_, _, _, since := p.requests(nil)
+	// The first wave learns the rendering time (1 s) and the wave's size.
+	p.arrive(t, 10, 0)
+	gets, lists, counts, since := p.requests(since)
+	if gets != 0 || counts != 1 || lists > 5 {
+		t.Errorf("first wave of 10: %d GETs, %d list pages, %d counts; want no GET, one count, at most 5 pages", gets, lists, counts)
+	}
+	for _, gap := range []time.Duration{0, 20 * time.Millisecond, 100 * time.Millisecond, 300 * time.Millisecond} {
+		for wave := range 3 {
+			start := p.clk.now()
+			for id, s := range p.arrive(t, 10, gap) {
+				if s.Status != ScoreStatusIdle {
+					t.Errorf("%s ended %q", id, s.Status)
+				}
+			}
+			gets, lists, counts, since = p.requests(since)
+			if gets != 0 || lists != 1 || counts != 0 {
+				t.Errorf("wave %d of 10 creates %s apart: %d GETs, %d list pages, %d counts; want one page", wave+1, gap, gets, lists, counts)
+			}
+			// Read when the last wait is due: its rendering time (1 s) and the margin
+			// after it arrived.
+			if took, want := p.clk.now().Sub(start), 9*gap+time.Second+renderMargin; took != want {
+				t.Errorf("wave %d of 10 creates %s apart took %s on the clock, want %s", wave+1, gap, took, want)
+			}
+		}
+	}
+	// The run's last wave: 5 creates, fewer than a wave.
+	p.arrive(t, 5, 300*time.Millisecond)
+	gets, lists, counts, _ = p.requests(since)
+	if gets != 0 || lists != 1 || counts != 0 {
+		t.Errorf("the last 5 creates: %d GETs, %d list pages, %d counts; want one page", gets, lists, counts)
 	}
 }
 

@@ -33,6 +33,7 @@ func (c *Client) PublishScore(ctx context.Context, in PublishScoreInput) (publis
 	if in.ScoreURL == "" {
 		return nil, errors.New("publishing score: no score URL given")
 	}
+	defer c.renders.publishing()() // its wait, if any, belongs to the rendering wait's wave
 	body := map[string]any{
 		"scoreUrl": in.ScoreURL,
 		"options":  map[string]any{"transpose": in.Transpose},
