@@ -78,6 +78,11 @@ func main() {
 	flag.StringVar(&o.applySizes, "apply-sizes", "10,100,1000", "comma-separated numbers of new scores of the apply and destroy series (render_wait shared and individual, the emulator's default rendering time); empty skips it")
 	flag.BoolVar(&o.onlyApply, "only-apply", false, "run the apply and destroy series alone")
 	flag.StringVar(&o.applyCondition, "apply-condition", "", "run only the apply conditions whose name starts with this `text` (e.g. \"requests/s\")")
+	flag.StringVar(&o.growthSizes, "growth-sizes", "100,1000", "comma-separated numbers of new scores of the growth series (apply and destroy at parallelism 10, the CPU of terraform, the provider and the emulator apart, requests and the rendering wait's reads per score); empty skips it")
+	flag.BoolVar(&o.onlyGrowth, "only-growth", false, "run the growth series alone")
+	flag.StringVar(&o.growthRenderDelay, "growth-render-delay", "0s", "the emulator's time in each of pending and rendering in the growth series")
+	flag.IntVar(&o.growthDestroyMax, "growth-destroy-max", 1000, "the growth series destroys its scores up to this N (a destroy of 5,000 takes Terraform half an hour)")
+	flag.StringVar(&o.providerSrc, "provider-src", "", "build the provider from the module in this `directory` (e.g. a git worktree of an earlier commit) instead of this one")
 	flag.StringVar(&o.profile, "profile", "", "at the largest N, also profile one full and one -refresh=false plan with ./bench/pprofprovider, into this `directory`")
 	flag.Parse()
 
@@ -105,6 +110,12 @@ type options struct {
 	applySizes       string
 	onlyApply        bool
 	applyCondition   string
+
+	growthSizes       string
+	onlyGrowth        bool
+	growthRenderDelay string
+	growthDestroyMax  int
+	providerSrc       string
 }
 
 // results is everything measured; BENCHMARKS.md is written from it.
@@ -118,6 +129,7 @@ type results struct {
 	Scores    []scoresResult  `json:"scoresDataSource,omitempty"`
 	Refresh   []refreshResult `json:"refresh,omitempty"`
 	Apply     []applyResult   `json:"apply,omitempty"`
+	Growth    []growthResult  `json:"growth,omitempty"`
 	// MaxLiveSessions and MaxLiveTokens are the largest counts seen after any
 	// terraform command.
 	MaxLiveSessions int `json:"maxLiveSessions"`
@@ -261,7 +273,7 @@ func run(ctx context.Context, o options) (err error) {
 		client.EnvPassword+"=alice-secret",
 	)
 
-	only := o.onlyRefresh || o.onlyDataSource || o.onlyApply
+	only := o.onlyRefresh || o.onlyDataSource || o.onlyApply || o.onlyGrowth
 	for _, n := range sizes {
 		if only {
 			break
@@ -272,7 +284,7 @@ func run(ctx context.Context, o options) (err error) {
 		}
 		b.res.Sizes = append(b.res.Sizes, *r)
 	}
-	if (o.refresh || o.onlyRefresh) && !o.onlyDataSource && !o.onlyApply {
+	if (o.refresh || o.onlyRefresh) && !only || o.onlyRefresh {
 		for _, n := range sizes {
 			r, err := b.measureRefresh(ctx, n)
 			if err != nil {
@@ -299,7 +311,20 @@ func run(ctx context.Context, o options) (err error) {
 			b.res.Apply = append(b.res.Apply, *r)
 		}
 	}
-	if o.dataSourceScores != "" && !o.onlyRefresh && !o.onlyApply {
+	if o.growthSizes != "" && (!only || o.onlyGrowth) {
+		counts, err := parseSizes(o.growthSizes)
+		if err != nil {
+			return fmt.Errorf("-growth-sizes: %w", err)
+		}
+		for _, n := range counts {
+			r, err := b.measureGrowth(ctx, n, slices.Max(counts))
+			if err != nil {
+				return fmt.Errorf("growth series, %d scores: %w", n, err)
+			}
+			b.res.Growth = append(b.res.Growth, *r)
+		}
+	}
+	if o.dataSourceScores != "" && (!only || o.onlyDataSource) {
 		counts, err := parseSizes(o.dataSourceScores)
 		if err != nil {
 			return fmt.Errorf("-datasource-scores: %w", err)
@@ -341,11 +366,16 @@ func parseSizes(s string) ([]int, error) {
 func (b *bench) build(ctx context.Context) error {
 	pluginDir := filepath.Join(b.work, "plugin")
 	b.real = filepath.Join(pluginDir, "terraform-provider-mediaplatform")
-	for _, target := range []struct{ out, pkg string }{
-		{b.real, modulePath},
-		{filepath.Join(b.work, "bin", "mediaplatform-emulator"), modulePath + "/cmd/mediaplatform-emulator"},
+	for _, target := range []struct{ out, pkg, dir string }{
+		{b.real, ".", b.providerSource()},
+		{filepath.Join(b.work, "bin", "mediaplatform-emulator"), modulePath + "/cmd/mediaplatform-emulator", "."},
 	} {
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", target.out, target.pkg)
+		out, err := filepath.Abs(target.out)
+		if err != nil {
+			return err
+		}
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", out, target.pkg)
+		cmd.Dir = target.dir
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("go build %s: %w\n%s", target.pkg, err, out)
 		}
@@ -656,19 +686,40 @@ func (b *bench) wrapped(ctx context.Context, dir string, args ...string) ([]int6
 	if err != nil {
 		return nil, stats{}, stats{}, err
 	}
-	data, err := os.ReadFile(record)
+	records, err := readWrapRecords(record)
 	if err != nil {
-		return nil, stats{}, stats{}, fmt.Errorf("the wrapper recorded nothing: %w", err)
+		return nil, stats{}, stats{}, err
 	}
 	var peaks []int64
-	for _, line := range strings.Fields(string(data)) {
-		kib, err := strconv.ParseInt(line, 10, 64)
-		if err != nil {
-			return nil, stats{}, stats{}, fmt.Errorf("wrapper record %q: %w", line, err)
-		}
-		peaks = append(peaks, kib)
+	for _, r := range records {
+		peaks = append(peaks, r.maxRSS)
 	}
 	return peaks, before, after, nil
+}
+
+// wrapRecord is what the wrapper records of one provider process: its peak RSS
+// (KiB), its CPU (user + system) and the wrapper's own.
+type wrapRecord struct {
+	maxRSS      int64
+	child, self time.Duration
+}
+
+func readWrapRecords(file string) ([]wrapRecord, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("the wrapper recorded nothing: %w", err)
+	}
+	var records []wrapRecord
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var r wrapRecord
+		var child, self int64
+		if _, err := fmt.Sscan(line, &r.maxRSS, &child, &self); err != nil {
+			return nil, fmt.Errorf("wrapper record %q: %w", line, err)
+		}
+		r.child, r.self = time.Duration(child), time.Duration(self)
+		records = append(records, r)
+	}
+	return records, nil
 }
 
 // measureLogins plans a configuration that needs both logins, with many operations
@@ -814,6 +865,7 @@ func (b *bench) report(w io.Writer) {
 	if len(r.Sizes) == 0 {
 		b.reportRefresh(w)
 		b.reportApply(w)
+		b.reportGrowth(w)
 		return
 	}
 
@@ -858,6 +910,7 @@ func (b *bench) report(w io.Writer) {
 	}
 	b.reportRefresh(w)
 	b.reportApply(w)
+	b.reportGrowth(w)
 	fmt.Fprintf(w, "\n## All runs (seconds)\n\n")
 	for _, s := range r.Sizes {
 		fmt.Fprintf(w, "- N = %d: full %s; -refresh=false %s; terraform_data %s", s.N, formatRuns(s.FullRuns), formatRuns(s.NoRefreshRuns), formatRuns(s.DataRuns))
@@ -1099,8 +1152,14 @@ func wrap(target, record string) int {
 		if runtime.GOOS == "darwin" {
 			maxRSS /= 1024
 		}
+		child := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		var self time.Duration
+		var own syscall.Rusage
+		if syscall.Getrusage(syscall.RUSAGE_SELF, &own) == nil {
+			self = time.Duration(own.Utime.Nano() + own.Stime.Nano())
+		}
 		if f, ferr := os.OpenFile(record, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); ferr == nil {
-			fmt.Fprintln(f, maxRSS)
+			fmt.Fprintln(f, maxRSS, int64(child), int64(self))
 			f.Close()
 		}
 	}
