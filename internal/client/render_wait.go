@@ -39,8 +39,8 @@ const maxRenderHold = time.Second
 //     parallelism of creates at once, and once as many waits as the most creates ever
 //     seen at once (publishing or waiting) are waiting, the wave is complete and is
 //     read when its last wait is due. A wave not complete waits for the waits still
-//     on their way: while a publish is on the wire (at most maxRenderHold), and for as
-//     long after the wave's first wait as the last complete wave took to gather (a
+//     on their way: while a publish is on the wire (at most maxRenderHold), and for a
+//     quarter more than the complete waves took to gather after their first wait (a
 //     time measured, at most maxRenderHold). A wait read before and still unfinished
 //     starts a round when its backoff ends, whatever the wave.
 //   - A round reads every wait due then, and no other score: one wait reads its own
@@ -77,7 +77,8 @@ type renderWait struct {
 	renderKnown bool
 	// onWire is the number of this client's publishes on the wire; peak is the
 	// most creates seen at once (publishes on the wire and waits), the size of a wave;
-	// gather is how long the waits of the last complete wave took to arrive.
+	// gather is how long the waits of a complete wave took to arrive (the longest of
+	// the last ones).
 	onWire int
 	peak   int
 	gather time.Duration
@@ -285,8 +286,10 @@ func (c *Client) renderLoop(ctx context.Context) {
 		}
 		if fresh > 0 && len(r.waiters) >= r.peak {
 			// A complete wave: how long its waits took to arrive tells how long an
-			// incomplete one waits for the rest.
-			r.gather = min(last.Sub(first), maxRenderHold)
+			// incomplete one waits for the rest. The longest seen lasts, fading by a
+			// sixteenth a wave: a wave read before its last wait arrived costs a read
+			// more, and the run's order of waves with it.
+			r.gather = min(max(last.Sub(first), r.gather-r.gather/16), maxRenderHold)
 		}
 		r.mu.Unlock()
 		if len(due) > 0 {
@@ -301,8 +304,8 @@ func (c *Client) renderLoop(ctx context.Context) {
 // waits not read yet (the wave) are read together: when the last of them is due, once
 // the wave is complete (as many waits as the most creates seen at once); an
 // incomplete wave waits besides for its publishes on the wire (from its first wait,
-// at most maxRenderHold) and for as long after its first wait as the last complete
-// wave took to gather.
+// at most maxRenderHold) and for a quarter more than the complete waves took to
+// gather after its first wait.
 func (r *renderWait) nextRound() time.Time {
 	var again, lastDue, first time.Time
 	fresh := false
@@ -326,7 +329,7 @@ func (r *renderWait) nextRound() time.Time {
 	}
 	at := lastDue
 	if len(r.waiters) < r.peak {
-		hold := r.gather + renderMargin
+		hold := r.gather + r.gather/4 + renderMargin
 		if r.onWire > 0 {
 			hold = maxRenderHold
 		}
