@@ -16,11 +16,16 @@ package client
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
 // exitState is Close's: it runs once, and later calls return its result.
@@ -44,7 +49,9 @@ func (c *Client) Close(ctx context.Context) error {
 		go func() {
 			defer wg.Done()
 			if session, ok := c.session.closeAndTake(ctx); ok {
-				adminErr = c.exitLogout(ctx, session)
+				adminErr = c.exitReported(ctx, "administrator session", session, "logging out", "logged out", func() error {
+					return c.exitLogout(ctx, session)
+				})
 			}
 			if c.session.loading() {
 				adminErr = errors.Join(adminErr, errLoginAtExit)
@@ -117,7 +124,9 @@ func (c *Client) exitTokens(ctx context.Context, held *AccessToken, has bool) er
 			continue // expired on its own
 		}
 		wg.Go(func() {
-			if err := c.removeToken(ctx, tok, true); err != nil {
+			if err := c.exitReported(ctx, "platform token", tok.Token, "removing", "removed", func() error {
+				return c.removeToken(ctx, tok, true)
+			}); err != nil {
 				mu.Lock()
 				errs = append(errs, err)
 				mu.Unlock()
@@ -129,4 +138,33 @@ func (c *Client) exitTokens(ctx context.Context, held *AccessToken, has bool) er
 		errs = append(errs, errGrantAtExit)
 	}
 	return errors.Join(errs...)
+}
+
+// exitReported runs the exit's release of one credential (the removal of a platform
+// token, the logout of an administrator session) between two WARN lines that name
+// it by credentialName: the first before the request leaves, the second when its
+// outcome is known. Terraform kills a provider about 2 s after it asks it to stop,
+// and a process that is busy or starved of CPU may be killed anywhere in its exit:
+// then the first line is in the log and the second is not, and the credential it
+// names is the one that may be left live. A report written only after the exit
+// (Close's error) is never written when the kill lands first.
+func (c *Client) exitReported(ctx context.Context, kind, cred, doing, done string, release func() error) error {
+	name := kind + " " + credentialName(cred)
+	tflog.Warn(ctx, "Provider exiting: "+doing+" "+name+"; if the provider is stopped before it confirms, the "+
+		kind[strings.LastIndexByte(kind, ' ')+1:]+" stays live until it expires", nil)
+	err := release()
+	if err != nil {
+		tflog.Warn(ctx, "Provider exiting: "+name+" left live until it expires: "+doing+" failed", map[string]any{"error": err.Error()})
+		return err
+	}
+	tflog.Warn(ctx, "Provider exiting: "+name+" "+done, nil)
+	return nil
+}
+
+// credentialName names a credential in the log without showing it: "sha256:" and
+// the first 8 hex digits of its SHA-256, which its holder can compute and the log's
+// reader cannot reverse.
+func credentialName(cred string) string {
+	sum := sha256.Sum256([]byte(cred))
+	return "sha256:" + hex.EncodeToString(sum[:4])
 }
