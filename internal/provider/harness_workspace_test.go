@@ -207,6 +207,26 @@ func providerCLIConfig(t *testing.T) string {
 	return providerBuild.cliConfig
 }
 
+// cliDir returns a folder in which `terraform` is the CLI at cli, to put first on the
+// PATH of a script that runs `terraform` (the guide's ci-apply.sh and its steps): the
+// CLI's own folder when it is named terraform, else a folder of the test's with a link
+// named terraform to it. OpenTofu's binary is tofu: without the link, the script ran
+// the Terraform found further on the PATH against a state the test's own commands had
+// written with OpenTofu, whose provider addresses (registry.opentofu.org) Terraform
+// cannot load ("failed to instantiate provider … to obtain schema: unavailable
+// provider").
+func cliDir(t *testing.T, cli string) string {
+	t.Helper()
+	if filepath.Base(cli) == "terraform" {
+		return filepath.Dir(cli)
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(cli, filepath.Join(dir, "terraform")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // removeProviderBuild removes the provider binary built for the run, if any.
 func removeProviderBuild() {
 	if providerBuild.dir != "" {

@@ -100,7 +100,7 @@ resource "mediaplatform_score_view" "v" {
 }
 `, scores/2, views))
 	writeFile(t, filepath.Join(w.dir, "ci-apply.sh"), ciRecipe(t))
-	w.env = []string{"PATH=" + filepath.Dir(terraformPath) + string(os.PathListSeparator) + os.Getenv("PATH")}
+	w.env = []string{"PATH=" + cliDir(t, terraformPath) + string(os.PathListSeparator) + os.Getenv("PATH")}
 
 	// recipe runs the recipe for round with the time limit, as a CI job does: in a
 	// process group of its own.

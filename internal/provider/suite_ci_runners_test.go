@@ -453,7 +453,7 @@ resource "mediaplatform_score" "s" {
 	if err := os.Chmod(filepath.Join(w.dir, "ci-apply.sh"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Dir(terraformPath)
+	bin := cliDir(t, terraformPath)
 	var wrapperEnv []string
 	if wrapper != "" {
 		bin = t.TempDir()

@@ -212,7 +212,7 @@ func TestAccCorporateGuide_ciRecipeFromTheEnvironment(t *testing.T) {
 		"MEDIAPLATFORM_CLIENT_ID=" + cfg.ClientID, "MEDIAPLATFORM_CLIENT_SECRET=" + cfg.ClientSecret,
 		"MEDIAPLATFORM_USERNAME=" + cfg.Username, "MEDIAPLATFORM_PASSWORD=" + cfg.Password,
 		"TF_VAR_scores={" + strings.Join(scores, ", ") + "}", "APPLY_TIME_LIMIT=120",
-		"PATH=" + filepath.Dir(w.terraform) + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"PATH=" + cliDir(t, w.terraform) + string(os.PathListSeparator) + os.Getenv("PATH"),
 	}
 	ciJob := func() string {
 		cmd := w.command("version") // the workspace's environment
@@ -300,7 +300,7 @@ func TestAccCorporateGuide_stoppedByItsTimeLimit(t *testing.T) {
 		"TF_VAR_ca_cert_file=ca.pem", "TF_VAR_client_cert_file=client.pem", "TF_VAR_client_key_file=client-key.pem",
 		"TF_VAR_access_client_id=terraform-ci", "TF_VAR_access_client_secret=" + gatewaySecret,
 		"TF_VAR_scores={" + strings.Join(scores, ", ") + "}",
-		"PATH=" + filepath.Dir(w.terraform) + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"PATH=" + cliDir(t, w.terraform) + string(os.PathListSeparator) + os.Getenv("PATH"),
 	}
 	ciApply := func(limit string) (string, int) {
 		cmd := w.command("version") // the workspace's environment
