@@ -366,3 +366,46 @@ func runPlace(t *testing.T, c placeCase, recipe string) (standInStop, bool) {
 	o.run, o.out = readStandIn(record), string(mustRead(t, logFile.Name()))
 	return o, j.killed
 }
+
+// dockerStop stops a job started in a container of its own (containerStart) as
+// `docker stop` does: SIGTERM to the container's main process, SIGKILL to it 10 s
+// later; the job is over when the main process has ended.
+func dockerStop(j *ciJob) {
+	(&placeJob{ciJob: j}).stopAfter(dockerStopGrace)
+}
+
+// stopAfter is stopContainer(grace) with the place's own delay, unscaled.
+func (j *placeJob) stopAfter(grace time.Duration) { stopContainer(grace)(j) }
+
+// containerStart starts the step as a container's command: its first word is PID 1
+// of a PID namespace with its own /proc.
+func containerStart(j *ciJob, step string) *exec.Cmd {
+	cmd := exec.Command("unshare", "--pid", "--fork", "--mount-proc", "--kill-child", "bash", "-c", "exec "+step)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd
+}
+
+// TestAccCIRunners_containers runs the guide's container command (heading
+// "Containers") with the real terraform and provider as the main process of a
+// container, and stops it as `docker stop` does, early and late in an apply that
+// replaces every score and at the script's own time limit, as TestAccCIRunners does
+// for the runners: one interrupt, nothing lost, no credential left, the next apply
+// creates only what is missing.
+func TestAccCIRunners_containers(t *testing.T) {
+	terraformPath := cliForTests(t)
+	for _, name := range []string{"bash", "setsid", "unshare"} {
+		if _, err := exec.LookPath(name); err != nil {
+			t.Skipf("%s is not on PATH", name)
+		}
+	}
+	if err := exec.Command("unshare", "--pid", "--fork", "--mount-proc", "true").Run(); err != nil {
+		t.Skipf("no PID namespace for the container model (unshare --pid --fork needs root): %v", err)
+	}
+	t.Parallel()
+	docker := ciRunner{name: "Containers", start: containerStart, stop: dockerStop}
+	// The command's `terraform init` finds the provider through the harness's
+	// development override, which init cannot install offline: init does nothing here,
+	// and every other command is terraform itself (exec: the same process).
+	const skipInit = "#!/bin/sh\n[ \"$1\" = init ] && exit 0\nexec \"$TERRAFORM_CLI_PATH/terraform-bin\" \"$@\"\n"
+	runCIStops(t, docker, terraformPath, providerCLIConfig(t), ciRecipe(t), ciStepCommands(t, "Containers"), skipInit, ciRequireSafe, false)
+}
