@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -15,7 +16,9 @@ const (
 	RenderWaitIndividual = "individual"
 )
 
-// renderMargin is added to a learned rendering time before a score is read.
+// renderMargin is added to a learned rendering time before a score is read, or an
+// eighth of that time when that is less: a platform that renders at once (the
+// emulator without a render delay) is read as soon as a wave is complete.
 const renderMargin = 20 * time.Millisecond
 
 // maxRenderHold bounds how long a round waits for the waits of a wave still on their
@@ -39,10 +42,10 @@ const maxRenderHold = time.Second
 //     parallelism of creates at once, and once as many waits as the most creates ever
 //     seen at once (publishing or waiting) are waiting, the wave is complete and is
 //     read when its last wait is due. A wave not complete waits for the waits still
-//     on their way: while a publish is on the wire (at most maxRenderHold), and for a
-//     quarter more than the complete waves took to gather after their first wait (a
-//     time measured, at most maxRenderHold). A wait read before and still unfinished
-//     starts a round when its backoff ends, whatever the wave.
+//     on their way: while a publish is on the wire, and as long as creates go on
+//     arriving (until a pause half as long again as the longest within a complete
+//     wave), at most maxRenderHold. A wait read before and still unfinished is read
+//     again when its backoff ends, without the waits of a wave not yet due.
 //   - A round reads every wait due then, and no other score: one wait reads its own
 //     score with a GET; several read the platform's newest scores, where this
 //     process's scores are (the tail of the list, found with one count and kept up by
@@ -77,11 +80,13 @@ type renderWait struct {
 	renderKnown bool
 	// onWire is the number of this client's publishes on the wire; peak is the
 	// most creates seen at once (publishes on the wire and waits), the size of a wave;
-	// gather is how long the waits of a complete wave took to arrive (the longest of
-	// the last ones).
-	onWire int
-	peak   int
-	gather time.Duration
+	// activity is when a wait last arrived or a publish began or ended; quiet is the
+	// longest pause in that within a complete wave (the longest of the last ones),
+	// half as long again.
+	onWire   int
+	peak     int
+	activity time.Time
+	quiet    time.Duration
 	// newestFirst is set once the platform was seen listing the newest scores first;
 	// total is the count of scores estimated for placing the tail page (valid when
 	// totalKnown), kept up by this client's publishes.
@@ -142,16 +147,24 @@ func (r *renderWait) published() {
 	r.total++
 }
 
+// rendered is how long after its wait began a score is read first, once the
+// rendering time is known. Called with r.mu held.
+func (r *renderWait) rendered() time.Duration {
+	return r.renderTime + min(renderMargin, r.renderTime/8)
+}
+
 // publishing tells the wait that a publish is on the wire, whose wait may follow;
 // the function returned says it ended.
 func (r *renderWait) publishing() func() {
 	r.mu.Lock()
 	r.onWire++
 	r.peak = max(r.peak, r.onWire+len(r.waiters))
+	r.activity = r.clock()
 	r.mu.Unlock()
 	return func() {
 		r.mu.Lock()
 		r.onWire--
+		r.activity = r.clock()
 		r.mu.Unlock()
 		r.poke()
 	}
@@ -178,7 +191,7 @@ func (c *Client) WaitForRendering(ctx context.Context, idOrAlias string) (*Score
 	w.since = r.clock()
 	w.due = w.since.Add(pollStart) // a score just published is pending
 	if r.renderKnown {
-		w.due = w.since.Add(r.renderTime + renderMargin)
+		w.due = w.since.Add(r.rendered())
 	}
 	if r.waiters == nil {
 		r.waiters = map[*renderWaiter]struct{}{}
@@ -186,6 +199,7 @@ func (c *Client) WaitForRendering(ctx context.Context, idOrAlias string) (*Score
 	}
 	r.waiters[w] = struct{}{}
 	r.peak = max(r.peak, r.onWire+len(r.waiters))
+	r.activity = w.since
 	if !r.running {
 		r.running = true
 		go c.renderLoop(c.logContext(c.detached(ctx)))
@@ -251,7 +265,7 @@ func (c *Client) renderLoop(ctx context.Context) {
 			r.mu.Unlock()
 			return
 		}
-		at := r.nextRound()
+		at := earliest(r.nextRound())
 		now := r.clock()
 		r.mu.Unlock()
 		if at.After(now) {
@@ -266,30 +280,30 @@ func (c *Client) renderLoop(ctx context.Context) {
 		}
 		r.mu.Lock()
 		now = r.clock()
+		_, wave := r.nextRound()
+		whole := !wave.IsZero() && !wave.After(now)
 		var due []*renderWaiter
-		var fresh int
-		var first, last time.Time
+		var sinces []time.Time
 		for w := range r.waiters {
-			if w.due.After(now) {
-				continue
-			}
-			due = append(due, w)
-			if !w.read {
-				fresh++
-				if first.IsZero() || w.since.Before(first) {
-					first = w.since
-				}
-				if w.since.After(last) {
-					last = w.since
-				}
+			switch {
+			case w.read && !w.due.After(now):
+				due = append(due, w)
+			case !w.read && whole:
+				due = append(due, w)
+				sinces = append(sinces, w.since)
 			}
 		}
-		if fresh > 0 && len(r.waiters) >= r.peak {
-			// A complete wave: how long its waits took to arrive tells how long an
-			// incomplete one waits for the rest. The longest seen lasts, fading by a
-			// sixteenth a wave: a wave read before its last wait arrived costs a read
-			// more, and the run's order of waves with it.
-			r.gather = min(max(last.Sub(first), r.gather-r.gather/16), maxRenderHold)
+		if whole && len(r.waiters) >= r.peak {
+			// A complete wave: the longest pause between two of its waits arriving
+			// tells how long an incomplete one waits for the next. The longest seen
+			// lasts, fading by a sixteenth a wave: a wave read before its last wait
+			// arrived costs a read more, and the run's order of waves with it.
+			slices.SortFunc(sinces, func(a, b time.Time) int { return a.Compare(b) })
+			var gap time.Duration
+			for i := 1; i < len(sinces); i++ {
+				gap = max(gap, sinces[i].Sub(sinces[i-1]))
+			}
+			r.quiet = min(max(gap+gap/2, r.quiet-r.quiet/16), maxRenderHold)
 		}
 		r.mu.Unlock()
 		if len(due) > 0 {
@@ -298,16 +312,18 @@ func (c *Client) renderLoop(ctx context.Context) {
 	}
 }
 
-// nextRound is when the reader reads next. Called with r.mu held.
+// nextRound is when the reader reads next: at the earlier of again, when a wait read
+// before and still unfinished is due again (its backoff ended), and wave, when the
+// waits not read yet (the wave) are read together. Zero times: none. Called with
+// r.mu held.
 //
-// A wait read before and still unfinished is read again when its backoff ends. The
-// waits not read yet (the wave) are read together: when the last of them is due, once
-// the wave is complete (as many waits as the most creates seen at once); an
-// incomplete wave waits besides for its publishes on the wire (from its first wait,
-// at most maxRenderHold) and for a quarter more than the complete waves took to
-// gather after its first wait.
-func (r *renderWait) nextRound() time.Time {
-	var again, lastDue, first time.Time
+// The wave is read when the last of its waits is due, once it is complete (as many
+// waits as the most creates seen at once). An incomplete wave waits besides for the
+// rest: while a publish is on the wire, and until no wait arrived and no publish
+// began or ended for half as long again as the longest such pause within the
+// complete waves, either for at most maxRenderHold from its first wait.
+func (r *renderWait) nextRound() (again, wave time.Time) {
+	var lastDue, first time.Time
 	fresh := false
 	for w := range r.waiters {
 		if w.read {
@@ -325,20 +341,25 @@ func (r *renderWait) nextRound() time.Time {
 		}
 	}
 	if !fresh {
-		return again
+		return again, time.Time{}
 	}
-	at := lastDue
+	wave = lastDue
 	if len(r.waiters) < r.peak {
-		hold := r.gather + r.gather/4 + renderMargin
-		if r.onWire > 0 {
-			hold = maxRenderHold
+		hold := r.activity.Add(r.quiet + renderMargin)
+		if r.onWire > 0 || hold.After(first.Add(maxRenderHold)) {
+			hold = first.Add(maxRenderHold)
 		}
-		at = later(at, first.Add(hold))
+		wave = later(wave, hold)
 	}
-	if !again.IsZero() && again.Before(at) {
-		return again
+	return again, wave
+}
+
+// earliest is the earlier of two times, zero meaning none.
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
 	}
-	return at
+	return a
 }
 
 func later(a, b time.Time) time.Time {
@@ -481,7 +502,7 @@ func (r *renderWait) judge(ctx context.Context, c *Client, w *renderWaiter, s *S
 	if r.renderKnown {
 		// Expected to finish at its rendering time: no earlier than that, no later than
 		// the backoff says.
-		if expected := w.since.Add(r.renderTime + renderMargin); expected.After(now) && expected.Before(w.due) {
+		if expected := w.since.Add(r.rendered()); expected.After(now) && expected.Before(w.due) {
 			w.due = expected
 		}
 	}
