@@ -46,6 +46,7 @@ type growthCommand struct {
 	Requests    int            `json:"requests"`
 	Publishes   int            `json:"publishes"`
 	WaitReads   int            `json:"waitReads"` // GET /scores/{id}, GET /scores, the count
+	Reads       map[string]int `json:"reads"`     // WaitReads by route
 	Deletes     int            `json:"deletes"`
 	Other       map[string]int `json:"other"`
 	LoadBefore  string         `json:"loadBefore"`
@@ -155,13 +156,14 @@ func (b *bench) growthCommand(ctx context.Context, emu *emulatorProcess, dir, ta
 
 	scores := emu.publishingPath() + "/scores"
 	delta := after.minus(before)
-	m.Requests, m.Other = delta.total(), map[string]int{}
+	m.Requests, m.Other, m.Reads = delta.total(), map[string]int{}, map[string]int{}
 	for route, k := range delta.Requests {
 		switch route {
 		case "POST " + scores:
 			m.Publishes += k
 		case "GET " + scores + "/{id}", "GET " + scores, "POST " + scores + "/count", "GET " + scores + "/count":
 			m.WaitReads += k
+			m.Reads[strings.TrimPrefix(route, emu.publishingPath())] += k
 		case "DELETE " + scores + "/{id}":
 			m.Deletes += k
 		default:
