@@ -129,3 +129,66 @@ resource "mediaplatform_score" "test" {
 	t.Logf("the next apply sent %d publishes", proxy.Count(http.MethodPost, `/scores$`)-publishes)
 	w.run("destroy", "-auto-approve")
 }
+
+// TestAccScoreView_interruptStopBound: the same for a view's create, whose answer is
+// held past the stop bound: terraform ends within it, and says that the view's
+// outcome is unknown and that its viewer URL stays valid until it expires.
+func TestAccScoreView_interruptStopBound(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
+	emu, proxy := newProxiedTestEmulator(t, "a view's create answer held past the stop bound")
+	ctl := emu.control(t, "view counts and live tokens")
+	release := make(chan struct{})
+	defer close(release)
+	w := newWorkspace(t, emu, "")
+	config := fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  score_url = %q
+  score_id  = "stop-bound-view"
+}
+`, accScoreURL("stop-bound-view"))
+	w.writeWith(`request_timeout = "60s"`, config)
+	w.run("apply", "-auto-approve")
+	w.writeWith(`request_timeout = "60s"`, config+`
+resource "mediaplatform_score_view" "test" {
+  score = mediaplatform_score.test.id
+}
+`)
+	proxy.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/view$`, Hold: release})
+	cmd := w.command("apply", "-auto-approve")
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	if !waitFor(time.Minute, func() bool { return ctl.Stats().Views == 1 }) {
+		t.Fatalf("the view's create did not reach the platform within a minute:\n%s", out.String())
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	interrupted := time.Now()
+	select {
+	case <-done:
+	case <-time.After(stopBound + time.Minute):
+		t.Fatalf("terraform did not end within a minute past the stop bound:\n%s", out.String())
+	}
+	took := time.Since(interrupted)
+	s := ctl.Stats()
+	t.Logf("terraform ended %s after one interrupt (stop bound %s); %d tokens and %d sessions live", took.Round(10*time.Millisecond), stopBound, s.LiveTokens, s.LiveSessions)
+	if took > stopBound {
+		t.Errorf("terraform ended %s after one interrupt, beyond the provider's stop bound of %s:\n%s", took.Round(10*time.Millisecond), stopBound, out.String())
+	}
+	if s.LiveTokens+s.LiveSessions != 0 {
+		t.Errorf("the stopped apply left %d tokens and %d sessions live", s.LiveTokens, s.LiveSessions)
+	}
+	lead := strings.Join(strings.Fields(out.String()), " ")
+	for _, want := range []string{"Interrupted: Terraform was stopped while the create of this view was on its way",
+		"outcome is unknown", "stays valid until it expires"} {
+		if !strings.Contains(lead, want) {
+			t.Errorf("the stopped apply does not say %q:\n%s", want, out.String())
+		}
+	}
+}
