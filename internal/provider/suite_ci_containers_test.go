@@ -12,7 +12,9 @@ package provider
 // ends the kernel kills every other process in it.
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +23,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
 // placeScale divides the places' own delays (docker stop's 10 s, Kubernetes' 30 s,
@@ -416,4 +420,120 @@ func TestAccCIRunners_containers(t *testing.T) {
 	// and every other command is terraform itself (exec: the same process).
 	const skipInit = "#!/bin/sh\n[ \"$1\" = init ] && exit 0\nexec \"$TERRAFORM_CLI_PATH/terraform-bin\" \"$@\"\n"
 	runCIStops(t, docker, terraformPath, providerCLIConfig(t), ciRecipe(t), ciStepCommands(t, "Containers"), skipInit, ciRequireSafe, false)
+}
+
+// TestAccCIRunners_containerEntrypoints runs an apply of 24 scores (each publish's
+// answer held 2 s) as a container's command with the real terraform and provider, and
+// stops it as `docker stop` does (SIGKILL 10 s after SIGTERM) a few scores in: with
+// `exec` in front of terraform, it is PID 1, takes the SIGTERM as its one interrupt
+// and stops by itself with nothing lost; without, the shell is PID 1, the kernel drops
+// the SIGTERM, and terraform is killed at 10 s, which is what the guide's heading
+// "Containers" warns of. Each logs the seconds from the stop to the container's end,
+// the interrupts, the scores lost, the credentials left and the next apply.
+func TestAccCIRunners_containerEntrypoints(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	if err := exec.Command("unshare", "--pid", "--fork", "--mount-proc", "true").Run(); err != nil {
+		t.Skipf("no PID namespace for the container model (unshare --pid --fork needs root): %v", err)
+	}
+	t.Parallel()
+	for _, c := range []struct {
+		name, command string
+		safe          bool
+	}{
+		{"sh -c with exec: terraform as PID 1", "sh -c 'exec terraform apply -auto-approve -input=false -no-color'", true},
+		{"sh -c without exec: the shell as PID 1", "sh -c 'terraform version >/dev/null && terraform apply -auto-approve -input=false -no-color'", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			const scores = 24
+			emu, proxy := newProxiedTestEmulator(t, "held publishes and the credentials left")
+			ctl := emu.control(t, "held publishes and the credentials left")
+			w := newWorkspace(t, emu, fmt.Sprintf(`
+resource "mediaplatform_score" "s" {
+  count     = %d
+  score_url = "https://cdn.example/scores/entry-${count.index}.sib"
+  score_id  = "entry-${count.index}"
+}
+`, scores))
+			proxy.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/scores$`, Delay: 2 * time.Second})
+			j := &ciJob{t: t, dir: w.dir, marker: fmt.Sprintf("%d-entry-%d", os.Getpid(), time.Now().UnixNano()), done: make(chan struct{})}
+			j.cmd = containerStart(j, c.command)
+			j.cmd.Dir = w.dir
+			j.cmd.Env = append(w.command("version").Env, "PATH="+filepath.Dir(w.terraform)+string(os.PathListSeparator)+os.Getenv("PATH"),
+				"TF_CLI_ARGS_apply=-parallelism=2", ciJobVar+"="+j.marker)
+			var out strings.Builder
+			j.cmd.Stdout, j.cmd.Stderr = &out, &out
+			if err := j.cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			go func() { _ = j.cmd.Wait(); close(j.done) }()
+			t.Cleanup(func() {
+				for _, p := range tagged(ciJobVar + "=" + j.marker) {
+					_ = syscall.Kill(p.pid, syscall.SIGKILL)
+				}
+			})
+			if !waitFor(2*time.Minute, func() bool { return ctl.Stats().Scores >= 4 }) {
+				t.Fatalf("the apply made fewer than 4 scores in 2 minutes:\n%s", out.String())
+			}
+			stopped := time.Now()
+			pj := &placeJob{ciJob: j}
+			pj.stopAfter(dockerStopGrace)
+			took := time.Since(stopped)
+			<-j.done
+			proxy.Clear()
+
+			interrupts := strings.Count(out.String(), "Interrupt received")
+			made := ctl.Stats().Scores
+			lost := made - len(stateIDs(w.dir))
+			waitFor(5*time.Second, func() bool { s := ctl.Stats(); return s.LiveTokens+s.LiveSessions == 0 })
+			s := ctl.Stats()
+			tokens := s.LiveTokens + s.LiveSessions
+			// A credential the kill left is counted; it would expire in time.
+			ctl.Expire(true, true)
+			next, err := w.command("apply", "-auto-approve").CombinedOutput()
+			nextApply := "the next apply creates only what is missing"
+			if err != nil {
+				nextApply = fmt.Sprintf("the next apply fails %d × %q", strings.Count(string(next), "Unable to publish score"), "Unable to publish score")
+			}
+			t.Logf("%s: the container ended %s after docker stop (killed: %t); %d interrupts, %d of %d scores made, %d lost, %d credentials left; %s",
+				c.name, took.Round(10*time.Millisecond), pj.killed, interrupts, made, scores, lost, tokens, nextApply)
+			if c.safe && (pj.killed || interrupts != 1 || lost != 0 || tokens != 0 || err != nil) {
+				t.Errorf("with exec, the stop was not one interrupt with nothing lost:\n%s\n--- the next apply:\n%s", out.String(), next)
+			}
+			if !c.safe && (!pj.killed || interrupts != 0 || lost+tokens == 0) {
+				t.Errorf("without exec, the stop did no harm, which the guide says it does:\n%s", out.String())
+			}
+			if err == nil {
+				w.run("destroy", "-auto-approve")
+			}
+		})
+	}
+}
+
+// stateIDs lists the ids of the resources in the workspace's state file (none when
+// there is no state).
+func stateIDs(dir string) []string {
+	b, err := os.ReadFile(filepath.Join(dir, "terraform.tfstate"))
+	if err != nil {
+		return nil
+	}
+	var st struct {
+		Resources []struct {
+			Instances []struct {
+				Attributes struct {
+					ID string `json:"id"`
+				} `json:"attributes"`
+			} `json:"instances"`
+		} `json:"resources"`
+	}
+	if json.Unmarshal(b, &st) != nil {
+		return nil
+	}
+	var ids []string
+	for _, r := range st.Resources {
+		for _, in := range r.Instances {
+			ids = append(ids, in.Attributes.ID)
+		}
+	}
+	return ids
 }
