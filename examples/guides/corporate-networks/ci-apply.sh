@@ -20,7 +20,7 @@
 # APPLY_TIME_LIMIT (seconds, default 600): then terraform gets one SIGTERM, and the
 # script exits 124. APPLY_KILL_AFTER (default 120): how long after its signal a
 # terraform that does not stop is killed, the last resort; give it more than the
-# provider's request_timeout. Needs bash and util-linux's setsid (every Linux runner).
+# provider's stop bound (about 8 s). Needs bash and util-linux's setsid (every Linux runner).
 set -u
 
 limit=${APPLY_TIME_LIMIT:-600}
