@@ -12,6 +12,7 @@ package provider
 // ends the kernel kills every other process in it.
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -187,7 +188,7 @@ func TestCIRunners_containersAndWrappers(t *testing.T) {
 			t.Skipf("%s is not on PATH", name)
 		}
 	}
-	if err := exec.Command("unshare", "--pid", "--fork", "true").Run(); err != nil {
+	if err := exec.CommandContext(context.Background(), "unshare", "--pid", "--fork", "true").Run(); err != nil {
 		t.Skipf("no PID namespace for the container models (unshare --pid --fork needs root): %v", err)
 	}
 	t.Parallel()
@@ -337,7 +338,7 @@ func runPlace(t *testing.T, c placeCase, recipe string) (standInStop, bool) {
 	}
 	micros := func(d time.Duration) string { return strconv.FormatInt(d.Microseconds(), 10) }
 	j := &placeJob{ciJob: &ciJob{t: t, dir: dir, marker: fmt.Sprintf("%d-place-%d", os.Getpid(), time.Now().UnixNano()), done: make(chan struct{})}, container: c.container}
-	j.cmd = exec.Command(argv[0], argv[1:]...)
+	j.cmd = exec.CommandContext(context.Background(), argv[0], argv[1:]...)
 	j.cmd.Dir = dir
 	j.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	j.cmd.Env = append(cleanEnv(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
@@ -392,7 +393,7 @@ func (j *placeJob) stopAfter(grace time.Duration) { stopContainer(grace)(j) }
 // containerStart starts the step as a container's command: its first word is PID 1
 // of a PID namespace with its own /proc.
 func containerStart(j *ciJob, step string) *exec.Cmd {
-	cmd := exec.Command("unshare", "--pid", "--fork", "--mount-proc", "--kill-child", "bash", "-c", "exec "+step)
+	cmd := exec.CommandContext(context.Background(), "unshare", "--pid", "--fork", "--mount-proc", "--kill-child", "bash", "-c", "exec "+step)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return cmd
 }
@@ -410,7 +411,7 @@ func TestAccCIRunners_containers(t *testing.T) {
 			t.Skipf("%s is not on PATH", name)
 		}
 	}
-	if err := exec.Command("unshare", "--pid", "--fork", "--mount-proc", "true").Run(); err != nil {
+	if err := exec.CommandContext(context.Background(), "unshare", "--pid", "--fork", "--mount-proc", "true").Run(); err != nil {
 		t.Skipf("no PID namespace for the container model (unshare --pid --fork needs root): %v", err)
 	}
 	t.Parallel()
@@ -432,7 +433,7 @@ func TestAccCIRunners_containers(t *testing.T) {
 // the interrupts, the scores lost, the credentials left and the next apply.
 func TestAccCIRunners_containerEntrypoints(t *testing.T) {
 	newWorkspace := cliWorkspaces(t)
-	if err := exec.Command("unshare", "--pid", "--fork", "--mount-proc", "true").Run(); err != nil {
+	if err := exec.CommandContext(context.Background(), "unshare", "--pid", "--fork", "--mount-proc", "true").Run(); err != nil {
 		t.Skipf("no PID namespace for the container model (unshare --pid --fork needs root): %v", err)
 	}
 	t.Parallel()
