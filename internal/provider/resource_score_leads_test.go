@@ -2,12 +2,14 @@ package provider
 
 import (
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
 // cbdConfig is one aliased score with create_before_destroy, adopt_unrecorded set or not.
@@ -55,12 +57,14 @@ func TestAccScoreLeads_replaceWithCreateBeforeDestroy(t *testing.T) {
 // The error gives both times as they are and says what each way it can happen means;
 // it never says "after this run began" of a score published before it. Before:
 // "published at 20:43:04Z, after this run began (20:43:06Z on the platform's clock)".
-// The platform's clock is stepped back after the apply so that the replacement's run
-// begins within a second or two of the publish on it, however long the plan took.
+// The platform's clock is stepped back when the replacement's run sends its first
+// request, so that the run begins within a second of the publish on it, however long
+// the plan took and terraform and the provider took to start (seconds on a loaded
+// machine: stepped before the apply's start, the run began past the margin).
 func TestAccScoreLeads_replaceMomentsAfterPublish(t *testing.T) {
 	newWorkspace := cliWorkspaces(t)
 	t.Parallel()
-	emu := newTestEmulator(t)
+	emu, proxy := newProxiedTestEmulator(t, "the platform's clock as a run begins")
 	ctl := emu.control(t, "the platform's clock")
 	alias := accName()
 	w := newWorkspace(t, emu, cbdConfig(alias, true))
@@ -70,7 +74,10 @@ func TestAccScoreLeads_replaceMomentsAfterPublish(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.run("plan", "-replace=mediaplatform_score.test", "-out=replace.tfplan")
-	ctl.SetFaults(emulator.Faults{ClockOffsetSeconds: -int(time.Since(s.CreatedAt) / time.Second)})
+	proxy.Add(faultproxy.Fault{Times: 1, Handle: func(rw http.ResponseWriter, r *http.Request) {
+		ctl.SetFaults(emulator.Faults{ClockOffsetSeconds: -int(time.Since(s.CreatedAt) / time.Second)})
+		ctl.ServeHTTP(rw, r)
+	}})
 	cmd := w.command("apply")
 	cmd.Args = append(cmd.Args, "replace.tfplan")
 	out, err := cmd.CombinedOutput()
