@@ -1,12 +1,13 @@
 // Command testreport reads `go test -json` on standard input and writes a short
 // report: each package's result as it ends, then the number of tests (subtests
 // included) that passed, failed and were skipped, every skipped test with its reason,
-// and the whole output of every failed test. It exits 1 when a test or a package
-// failed. scripts/gotest.sh runs it.
+// the whole output of every failed test, and the slowest top-level tests (where a
+// suite's time goes). It exits 1 when a test or a package failed. scripts/gotest.sh runs it.
 package main
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -25,6 +26,15 @@ type event struct {
 	Output  string  `json:"Output"`
 }
 
+// slowestShown is how many of the slowest top-level tests the report lists.
+const slowestShown = 15
+
+// timing is how long one top-level test took (its package and name, as key).
+type timing struct {
+	key     string
+	seconds float64
+}
+
 // logLine is a line a test logged (t.Log, t.Skip, t.Error): "    file.go:12: text".
 var logLine = regexp.MustCompile(`^\s+[\w.-]+\.go:\d+: `)
 
@@ -36,6 +46,7 @@ func report(in io.Reader, out io.Writer) int {
 	output := map[string][]string{} // by package and test
 	counts := map[string]int{}
 	var skipped, failed []string
+	var timed []timing
 	failedPackage := false
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
@@ -62,6 +73,9 @@ func report(in io.Reader, out io.Writer) int {
 				continue
 			}
 			counts[e.Action]++
+			if !strings.Contains(e.Test, "/") {
+				timed = append(timed, timing{key, e.Elapsed})
+			}
 			switch e.Action {
 			case "skip":
 				skipped = append(skipped, key)
@@ -81,6 +95,13 @@ func report(in io.Reader, out io.Writer) int {
 					fmt.Fprintf(out, "      %s", logLine.ReplaceAllString(line, ""))
 				}
 			}
+		}
+	}
+	if len(timed) > 0 {
+		slices.SortStableFunc(timed, func(a, b timing) int { return cmp.Compare(b.seconds, a.seconds) })
+		fmt.Fprintln(out, "==> slowest tests:")
+		for _, t := range timed[:min(len(timed), slowestShown)] {
+			fmt.Fprintf(out, "  %6.1fs %s\n", t.seconds, t.key)
 		}
 	}
 	for _, key := range failed {
