@@ -268,18 +268,16 @@ func freshScoreJSON(id, alias, status string) map[string]any {
 
 // publishDirect publishes a score under alias on p's emulator, past the proxy (its
 // requests are not counted), with a client of its own, closed at once.
-func publishDirect(t *testing.T, p *proxiedPlatform, alias string) *Score {
+func publishDirect(t *testing.T, p *proxiedPlatform, alias string) {
 	t.Helper()
 	c, err := New(emulatorConfig(p.Server))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = c.Close(context.Background()) }()
-	s, err := c.PublishScore(context.Background(), PublishScoreInput{ScoreURL: "https://x/s", Alias: alias})
-	if err != nil {
+	if _, err := c.PublishScore(context.Background(), PublishScoreInput{ScoreURL: "https://x/s", Alias: alias}); err != nil {
 		t.Fatal(err)
 	}
-	return s
 }
 
 // blockedPage is what a WAF or a captive portal answers in the platform's place.

@@ -22,7 +22,11 @@ func TestStart(t *testing.T) {
 		t.Errorf("URL %q, CertPEM %q: want plain HTTP", s.URL, s.CertPEM())
 	}
 	for _, u := range []string{s.PlatformURL() + "/auth", s.RegistryURL(), s.PublishingURL() + "/scores"} {
-		res, err := s.Client().Get(u)
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, u, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Client().Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +83,12 @@ func TestAccounts(t *testing.T) {
 func login(t *testing.T, c *http.Client, adminURL string) string {
 	t.Helper()
 	form := url.Values{"user": {AdminUsername}, "pass": {AdminPassword}, "r": {"createsession"}}
-	res, err := c.PostForm(adminURL+"/login", form)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, adminURL+"/login", strings.NewReader(form.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	res, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -89,17 +89,20 @@ func writeEarlierState(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
-	for _, r := range state["resources"].([]any) {
-		r := r.(map[string]any)
-		earlier, ok := earlierStates[r["type"].(string)]
+	resources, _ := state["resources"].([]any)
+	for _, item := range resources {
+		r, _ := item.(map[string]any)
+		typ, _ := r["type"].(string)
+		earlier, ok := earlierStates[typ]
 		if !ok || r["mode"] != "managed" {
 			continue
 		}
-		seen[r["type"].(string)] = true
-		for _, inst := range r["instances"].([]any) {
-			inst := inst.(map[string]any)
+		seen[typ] = true
+		instances, _ := r["instances"].([]any)
+		for _, item := range instances {
+			inst, _ := item.(map[string]any)
 			inst["schema_version"] = earlier.version
-			attrs := inst["attributes"].(map[string]any)
+			attrs, _ := inst["attributes"].(map[string]any)
 			for _, a := range earlier.without {
 				if _, ok := attrs[a]; !ok {
 					t.Fatalf("%s has no attribute %s to take out: earlierStates is out of date", r["type"], a)
