@@ -331,3 +331,16 @@ func zeroOrBool(doc map[string]json.RawMessage, k string, dst *bool) error {
 	}
 	return nil
 }
+
+// AdminLoginRefusedError is the administrator API refusing the login of
+// admin_username: a 401 to its login, or INVALID_CREDENTIALS, in any body form.
+type AdminLoginRefusedError struct {
+	// Err is the login's answer.
+	Err *APIError
+}
+
+// Error is the login's answer.
+func (e *AdminLoginRefusedError) Error() string { return e.Err.Error() + " (the login was refused)" }
+
+// Unwrap returns the login's answer.
+func (e *AdminLoginRefusedError) Unwrap() error { return e.Err }

@@ -96,21 +96,6 @@ func isInteger(kind reflect.Kind) bool {
 	return false
 }
 
-// RedirectError is a redirect answer to an API call. The client follows none:
-// servers never redirect an API call, and a redirect would carry the credential.
-type RedirectError struct {
-	Method, Path string
-	Status       int
-	// Target is the Location, redacted (no user information or query).
-	Target string
-}
-
-// Error names the call and where the platform redirected it.
-func (e *RedirectError) Error() string {
-	return fmt.Sprintf("the platform redirected %s %s to %s (HTTP %d); the provider follows no redirect, since the "+
-		"request carries credentials", e.Method, e.Path, e.Target, e.Status)
-}
-
 // problem is the application/problem+json error body.
 type problem struct {
 	Code    string         `json:"code"`

@@ -455,3 +455,18 @@ func (c *Client) removeToken(ctx context.Context, tok *AccessToken, exiting bool
 	logDebug(ctx, "platform token removed", nil)
 	return nil
 }
+
+// ForeignHostError is an href, found in a platform document, that points at a
+// host other than the platform's: the client refuses to send a credential there.
+type ForeignHostError struct {
+	// Href is the refused address and Platform the platform's, both redacted.
+	Href, Platform string
+	// Host is the refused address's host[:port] as the document wrote it.
+	Host string
+}
+
+// Error names both hosts and says that nothing was sent to the foreign one.
+func (e *ForeignHostError) Error() string {
+	return fmt.Sprintf("the platform's document links to %s, which is not on the platform (%s); refusing to send "+
+		"credentials there", e.Href, e.Platform)
+}

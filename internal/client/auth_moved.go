@@ -104,3 +104,32 @@ func (c *Client) viaTokenLinks(ctx context.Context, tok *AccessToken, links *tok
 		return pick(fresh), nil
 	}, call)
 }
+
+// TokenServiceMovedError is a link of the token flow that answered 404 or 410 even
+// after the client read /auth again: the token service moved (an upgrade of the
+// identity service), and /auth does not lead to where it went, or not yet. It is
+// never a "not found" of the object a call was for: IsNotFound is false for it.
+type TokenServiceMovedError struct {
+	// Method and Path are the request, Link the relation of the link it followed
+	// ("auth:ropc-default"), Status the answer.
+	Method, Path, Link string
+	Status             int
+	// Again is the path of the link found when /auth was read again, when it differs
+	// from Path and answered 404 or 410 too; "" when /auth still leads to Path.
+	Again string
+	// Err is the last answer.
+	Err error
+}
+
+// Error names the link, the answer, and what reading /auth again found.
+func (e *TokenServiceMovedError) Error() string {
+	again := ", and /auth, read again, still leads there"
+	if e.Again != "" {
+		again = fmt.Sprintf(", and so did %s, where /auth leads when read again", e.Again)
+	}
+	return fmt.Sprintf("%s %s (the %s link found through /auth) answered HTTP %d%s: %v", e.Method, e.Path, e.Link,
+		e.Status, again, e.Err)
+}
+
+// Unwrap returns the last answer.
+func (e *TokenServiceMovedError) Unwrap() error { return e.Err }

@@ -299,3 +299,17 @@ func (c *Client) deferred(setting string) bool {
 	}
 	return d[setting]
 }
+
+// SettingError is a provider setting whose value can never work (an address that is
+// no http or https URL, an unknown refresh strategy): New refuses it.
+type SettingError struct {
+	// Setting is the provider argument and EnvVar its environment variable.
+	Setting, EnvVar string
+	// Value is the value given (addresses redacted), Problem what is wrong with it.
+	Value, Problem string
+}
+
+// Error names the setting, its variable, the value and what is wrong.
+func (e *SettingError) Error() string {
+	return fmt.Sprintf("%s (%s) is %q: %s", e.Setting, e.EnvVar, e.Value, e.Problem)
+}

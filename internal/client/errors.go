@@ -2,11 +2,12 @@ package client
 
 // The client's errors and their predicates. An error type lives in the file of the
 // mechanism that returns it (RetryAfterError in retry.go, NetworkError in
-// network_failure.go, CountError in score_count.go); this file keeps APIError, the
+// network_failure.go, UnknownOutcomeError in request.go); this file keeps the
+// platform's error answers (APIError, and OAuthError from the token endpoint), the
 // error types that several mechanisms return, and every predicate (IsNotFound,
 // IsUnknownOutcome, …). An error states facts: what happened and where (method,
 // address, status, the platform's own message); what to do about it is for the
-// provider's lead to say. errors_test.go holds every type to that.
+// provider's lead to say. errors_test.go holds every type to both rules.
 
 import (
 	"errors"
@@ -105,20 +106,6 @@ func (e *MissingSettingError) Error() string {
 	return msg
 }
 
-// SettingError is a provider setting whose value can never work (an address that is
-// no http or https URL, an unknown refresh strategy): New refuses it.
-type SettingError struct {
-	// Setting is the provider argument and EnvVar its environment variable.
-	Setting, EnvVar string
-	// Value is the value given (addresses redacted), Problem what is wrong with it.
-	Value, Problem string
-}
-
-// Error names the setting, its variable, the value and what is wrong.
-func (e *SettingError) Error() string {
-	return fmt.Sprintf("%s (%s) is %q: %s", e.Setting, e.EnvVar, e.Value, e.Problem)
-}
-
 // UnreadableAnswerError is a 2xx answer labelled JSON that is not the JSON the API
 // sends (cut short, or of another shape). Its message quotes none of the answer.
 type UnreadableAnswerError struct {
@@ -182,76 +169,6 @@ func (e *OAuthError) Error() string {
 	return msg
 }
 
-// UnknownOutcomeError reports a request that may have taken effect although no
-// clean answer arrived (a timeout, a dropped or reset connection after the
-// request was sent). It is returned instead of retrying a call that is not
-// safe to repeat.
-type UnknownOutcomeError struct {
-	// Method and Path identify the request.
-	Method string
-	Path   string
-	// Detail says what may have happened, e.g. "the score may have been created".
-	Detail string
-	// Err is the transport error.
-	Err error
-}
-
-// Error says that the outcome is unknown and what may have happened.
-func (e *UnknownOutcomeError) Error() string {
-	detail := e.Detail
-	if detail == "" {
-		detail = "the request may have taken effect"
-	}
-	return fmt.Sprintf("%s %s: no usable answer, outcome unknown (%s): %v", e.Method, e.Path, detail, e.Err)
-}
-
-// Unwrap returns the transport error.
-func (e *UnknownOutcomeError) Unwrap() error { return e.Err }
-
-// TokenServiceMovedError is a link of the token flow that answered 404 or 410 even
-// after the client read /auth again: the token service moved (an upgrade of the
-// identity service), and /auth does not lead to where it went, or not yet. It is
-// never a "not found" of the object a call was for: IsNotFound is false for it.
-type TokenServiceMovedError struct {
-	// Method and Path are the request, Link the relation of the link it followed
-	// ("auth:ropc-default"), Status the answer.
-	Method, Path, Link string
-	Status             int
-	// Again is the path of the link found when /auth was read again, when it differs
-	// from Path and answered 404 or 410 too; "" when /auth still leads to Path.
-	Again string
-	// Err is the last answer.
-	Err error
-}
-
-// Error names the link, the answer, and what reading /auth again found.
-func (e *TokenServiceMovedError) Error() string {
-	again := ", and /auth, read again, still leads there"
-	if e.Again != "" {
-		again = fmt.Sprintf(", and so did %s, where /auth leads when read again", e.Again)
-	}
-	return fmt.Sprintf("%s %s (the %s link found through /auth) answered HTTP %d%s: %v", e.Method, e.Path, e.Link,
-		e.Status, again, e.Err)
-}
-
-// Unwrap returns the last answer.
-func (e *TokenServiceMovedError) Unwrap() error { return e.Err }
-
-// ForeignHostError is an href, found in a platform document, that points at a
-// host other than the platform's: the client refuses to send a credential there.
-type ForeignHostError struct {
-	// Href is the refused address and Platform the platform's, both redacted.
-	Href, Platform string
-	// Host is the refused address's host[:port] as the document wrote it.
-	Host string
-}
-
-// Error names both hosts and says that nothing was sent to the foreign one.
-func (e *ForeignHostError) Error() string {
-	return fmt.Sprintf("the platform's document links to %s, which is not on the platform (%s); refusing to send "+
-		"credentials there", e.Href, e.Platform)
-}
-
 // statusOf returns the HTTP status carried by err's chain, or 0. An
 // *AddressError hides the status of the answer it wraps: that answer came from
 // something other than the platform's API; so does a *TokenServiceMovedError, whose
@@ -309,19 +226,6 @@ func IsForeignAnswer(err error) bool {
 	var unreadable *UnreadableAnswerError
 	return errors.As(err, &foreign) || errors.As(err, &unreadable)
 }
-
-// AdminLoginRefusedError is the administrator API refusing the login of
-// admin_username: a 401 to its login, or INVALID_CREDENTIALS, in any body form.
-type AdminLoginRefusedError struct {
-	// Err is the login's answer.
-	Err *APIError
-}
-
-// Error is the login's answer.
-func (e *AdminLoginRefusedError) Error() string { return e.Err.Error() + " (the login was refused)" }
-
-// Unwrap returns the login's answer.
-func (e *AdminLoginRefusedError) Unwrap() error { return e.Err }
 
 // IsAdminLoginRefused reports whether err is the administrator API refusing the
 // login of admin_username (a wrong user name or password).

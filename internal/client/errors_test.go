@@ -285,3 +285,68 @@ func literalText(expr ast.Expr) (string, bool) {
 	}
 	return "", false
 }
+
+// platformAnswers are the platform's error answers, read from its bodies: APIError
+// (problem+json, or any other body) and OAuthError (the token endpoint's, RFC 6749).
+// Every mechanism may meet them, and the predicates read them.
+var platformAnswers = map[string]bool{"APIError": true, "OAuthError": true}
+
+// TestErrorTypesLiveByTheRule: an error type lives in the file of the mechanism that
+// returns it, the one file whose code builds it; errors.go keeps the platform's error
+// answers, the types that several files build, and every predicate (IsNotFound(err), …).
+func TestErrorTypesLiveByTheRule(t *testing.T) {
+	t.Parallel()
+	found := errorTypesOfThePackage(t)
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	builtIn := map[string]map[string]bool{} // type → files whose code builds it
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.CompositeLit:
+				if id, ok := n.Type.(*ast.Ident); ok {
+					if _, isError := found[id.Name]; isError {
+						if builtIn[id.Name] == nil {
+							builtIn[id.Name] = map[string]bool{}
+						}
+						builtIn[id.Name][name] = true
+					}
+				}
+			case *ast.FuncDecl:
+				if n.Recv == nil && strings.HasPrefix(n.Name.Name, "Is") && ast.IsExported(n.Name.Name) &&
+					n.Type.Params.NumFields() == 1 && name != "errors.go" {
+					t.Errorf("the predicate %s is in %s: predicates live in errors.go", n.Name.Name, name)
+				}
+			}
+			return true
+		})
+	}
+	for typ, declared := range found {
+		var in []string
+		for file := range builtIn[typ] {
+			in = append(in, file)
+		}
+		sort.Strings(in)
+		want := "errors.go"
+		switch {
+		case len(in) == 0:
+			t.Errorf("%s (%s) is built nowhere in the package's code", typ, declared)
+			continue
+		case len(in) == 1 && !platformAnswers[typ]:
+			want = in[0]
+		}
+		if declared != want {
+			t.Errorf("%s is declared in %s and built in %s: it belongs in %s", typ, declared, strings.Join(in, ", "), want)
+		}
+	}
+}

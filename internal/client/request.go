@@ -380,3 +380,44 @@ func (c *Client) setBaseHeaders(h http.Header, platform bool, accept string) {
 	}
 	h.Set("Accept", accept)
 }
+
+// UnknownOutcomeError reports a request that may have taken effect although no
+// clean answer arrived (a timeout, a dropped or reset connection after the
+// request was sent). It is returned instead of retrying a call that is not
+// safe to repeat.
+type UnknownOutcomeError struct {
+	// Method and Path identify the request.
+	Method string
+	Path   string
+	// Detail says what may have happened, e.g. "the score may have been created".
+	Detail string
+	// Err is the transport error.
+	Err error
+}
+
+// Error says that the outcome is unknown and what may have happened.
+func (e *UnknownOutcomeError) Error() string {
+	detail := e.Detail
+	if detail == "" {
+		detail = "the request may have taken effect"
+	}
+	return fmt.Sprintf("%s %s: no usable answer, outcome unknown (%s): %v", e.Method, e.Path, detail, e.Err)
+}
+
+// Unwrap returns the transport error.
+func (e *UnknownOutcomeError) Unwrap() error { return e.Err }
+
+// RedirectError is a redirect answer to an API call. The client follows none:
+// servers never redirect an API call, and a redirect would carry the credential.
+type RedirectError struct {
+	Method, Path string
+	Status       int
+	// Target is the Location, redacted (no user information or query).
+	Target string
+}
+
+// Error names the call and where the platform redirected it.
+func (e *RedirectError) Error() string {
+	return fmt.Sprintf("the platform redirected %s %s to %s (HTTP %d); the provider follows no redirect, since the "+
+		"request carries credentials", e.Method, e.Path, e.Target, e.Status)
+}
