@@ -15,8 +15,6 @@ import (
 	"strings"
 )
 
-// isDialError reports whether err happened while connecting, before anything
-// was sent.
 // tunnelRefusedError is a forward proxy's answer to CONNECT other than 2xx: it did not
 // open the tunnel to the platform's host, so nothing reached the platform.
 type tunnelRefusedError struct {
