@@ -348,6 +348,8 @@ func (t *staleConnTransport) RoundTrip(req *http.Request) (*http.Response, error
 	return t.fresh.RoundTrip(again)
 }
 
+// isDialError reports whether err happened while connecting, before anything
+// was sent.
 func isDialError(err error) bool {
 	var opErr *net.OpError
 	var refused *tunnelRefusedError
