@@ -11,7 +11,10 @@
 //   - requests per refreshed score, logins per provider process, live sessions and
 //     tokens after every command, the provider's peak RSS;
 //   - the mediaplatform_scores data source over 5,000 and 20,000 scores: requests, time
-//     and the provider's peak RSS.
+//     and the provider's peak RSS;
+//   - the growth series (growth.go): an apply and a destroy of N new scores, with the
+//     CPU of terraform, the provider and the emulator apart and the rendering wait's
+//     reads per score, against the provider of another tree (-provider-src).
 //
 // It builds the provider and the emulator itself, starts the emulator on a loopback
 // port, and runs the real Terraform CLI with a dev_overrides CLI configuration in a
