@@ -305,7 +305,7 @@ func TestBareLoginToken(t *testing.T) {
 						writeProblem(w, 401, "admin/UNAUTHORIZED", "no session")
 						return
 					}
-					writeJSON(w, 200, map[string]any{"valid": true, "user": "root"})
+					writeJSON(w, map[string]any{"valid": true, "user": "root"})
 				})
 			}
 			c := newTestClient(t, f.config())

@@ -40,7 +40,7 @@ func TestPlatformClock(t *testing.T) {
 	f.handle(routeTokenInfo, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Date", time.Now().Add(-behind).UTC().Format(http.TimeFormat))
 		base := f.proxy.URL
-		writeJSON(w, 200, map[string]any{
+		writeJSON(w, map[string]any{
 			"iamToken": map[string]any{"expiresAt": time.Now().Add(-behind + 10*time.Minute).Format("2006-01-02T15:04:05-07:00")},
 			"_links": map[string]any{
 				"auth-token:extend":  map[string]any{"href": base + "/auth/tokens/current/extension"},
@@ -49,12 +49,12 @@ func TestPlatformClock(t *testing.T) {
 	})
 	f.handle(routeTokenExtend, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Date", time.Now().Add(-behind).UTC().Format(http.TimeFormat))
-		writeJSON(w, 200, map[string]any{"iamToken": map[string]any{
+		writeJSON(w, map[string]any{"iamToken": map[string]any{
 			"expiresAt": time.Now().Add(-behind + 10*time.Minute).UTC().Format(time.RFC3339)}})
 	})
 	f.handle("GET "+routeScores+"/s1", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Date", time.Now().Add(-behind).UTC().Format(http.TimeFormat))
-		writeJSON(w, 200, map[string]any{"score": scoreJSON("s1", "https://x/s", "", "idle")})
+		writeJSON(w, map[string]any{"score": scoreJSON("s1", "https://x/s", "", "idle")})
 	})
 	c := newTestClient(t, f.config())
 	if _, err := c.GetScore(context.Background(), "s1"); err != nil {

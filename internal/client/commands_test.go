@@ -45,7 +45,7 @@ func TestPlatformHrefRefusesForeignHosts(t *testing.T) {
 	t.Parallel()
 	f := newProxiedPlatform(t, emulator.Options{})
 	f.handle("GET /apis/registry;version=0/serviceroots", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, 200, map[string]any{"resources": map[string]any{
+		writeJSON(w, map[string]any{"resources": map[string]any{
 			relCommandByID: []any{map[string]any{"href": "/apis/commands;version=1;realm=global/commands/{id}", "templated": true}},
 		}})
 	})

@@ -231,9 +231,10 @@ const (
 	routeAdminLogout = "GET " + emulator.AdminPath + "/logout"
 )
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// writeJSON answers 200 with v as JSON.
+func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
+	w.WriteHeader(http.StatusOK)
 	_ = json.NewEncoder(w).Encode(v)
 }
 

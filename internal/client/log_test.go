@@ -22,7 +22,7 @@ func TestLogsCarryNoSecrets(t *testing.T) {
 	t.Parallel()
 	f := newProxiedPlatform(t, emulator.Options{})
 	f.handle("POST "+routeScores+"/s1/view", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, 200, map[string]any{"view": map[string]any{
+		writeJSON(w, map[string]any{"view": map[string]any{
 			"id": "v1", "scoreId": "s1", "viewerUrl": "https://host/viewer/SECRET-VIEW-123",
 			"createdAt": "2026-11-21T10:15:00.000Z", "expiresAt": "2026-11-21T12:15:00.000Z",
 			"settings": map[string]any{"printable": true, "pages": "1-3", "licenseString": "", "lang": "en"},

@@ -76,7 +76,7 @@ func newRenderPlatform(t *testing.T) *renderPlatform {
 	p.f.handle("POST "+routeScores+"/count", func(w http.ResponseWriter, _ *http.Request) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		writeJSON(w, 200, map[string]any{"count": len(p.scores)})
+		writeJSON(w, map[string]any{"count": len(p.scores)})
 	})
 	p.f.handle("GET "+routeScores, func(w http.ResponseWriter, r *http.Request) {
 		offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
@@ -88,7 +88,7 @@ func newRenderPlatform(t *testing.T) *renderPlatform {
 				list = append(list, p.scoreLocked(id))
 			}
 		}
-		writeJSON(w, 200, map[string]any{"scores": list})
+		writeJSON(w, map[string]any{"scores": list})
 	})
 	cfg := p.f.config()
 	c, err := New(cfg)
@@ -115,7 +115,7 @@ func (p *renderPlatform) publish(n int) []string {
 		p.f.handle("GET "+routeScores+"/"+id, func(w http.ResponseWriter, _ *http.Request) {
 			p.mu.Lock()
 			defer p.mu.Unlock()
-			writeJSON(w, 200, map[string]any{"score": p.scoreLocked(id)})
+			writeJSON(w, map[string]any{"score": p.scoreLocked(id)})
 		})
 	}
 	return ids
@@ -489,7 +489,7 @@ func TestWaitForRendering(t *testing.T) {
 	var n atomic.Int32
 	f.handle("GET "+routeScores+"/s1", func(w http.ResponseWriter, r *http.Request) {
 		status := []string{"pending", "rendering", "idle"}[min(int(n.Add(1))-1, 2)]
-		writeJSON(w, 200, map[string]any{"score": scoreJSON("s1", "https://x/s", "", status)})
+		writeJSON(w, map[string]any{"score": scoreJSON("s1", "https://x/s", "", status)})
 	})
 	c := newTestClient(t, f.config())
 	s, err := c.WaitForRendering(context.Background(), "s1")
@@ -497,7 +497,7 @@ func TestWaitForRendering(t *testing.T) {
 		t.Fatalf("got %+v %v after %d polls", s, err, n.Load())
 	}
 	f.handle("GET "+routeScores+"/s2", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, 200, map[string]any{"score": scoreJSON("s2", "https://x/s", "", "pending")})
+		writeJSON(w, map[string]any{"score": scoreJSON("s2", "https://x/s", "", "pending")})
 	})
 	// Generous: the first read must come back before the deadline on a loaded machine.
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)

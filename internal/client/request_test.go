@@ -23,7 +23,7 @@ func TestWireDetails(t *testing.T) {
 	var rawURI string
 	f.handle("GET "+routeScores, func(w http.ResponseWriter, r *http.Request) {
 		got, rawURI = r, r.RequestURI
-		writeJSON(w, 200, map[string]any{"scores": []any{}})
+		writeJSON(w, map[string]any{"scores": []any{}})
 	})
 	cfg := f.config()
 	cfg.Version = "1.2.3"
@@ -75,7 +75,7 @@ func TestGatewayErrorsRetriedOnlyWhenSafe(t *testing.T) {
 			writeProblem(w, 502, "", "bad gateway")
 			return
 		}
-		writeJSON(w, 200, map[string]any{"score": scoreJSON("s1", "https://x/s", "", "idle")})
+		writeJSON(w, map[string]any{"score": scoreJSON("s1", "https://x/s", "", "idle")})
 	})
 	f.handle("POST "+routeScores, func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, 504, "", "gateway timeout")

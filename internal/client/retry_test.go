@@ -179,7 +179,7 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 				writeProblem(w, status, "publishing/TOO_MANY_REQUESTS", "slow down")
 				return
 			}
-			writeJSON(w, 200, map[string]any{"score": scoreJSON("s1", "https://x/s", "", "idle")})
+			writeJSON(w, map[string]any{"score": scoreJSON("s1", "https://x/s", "", "idle")})
 		})
 		c := newTestClient(t, f.config())
 		if _, err := c.GetScore(context.Background(), "x"); err == nil {

@@ -26,12 +26,12 @@ func TestCountByGetAfter405(t *testing.T) {
 		writeProblem(w, http.StatusMethodNotAllowed, "publishing/METHOD_NOT_ALLOWED", "use GET")
 	})
 	f.handle("GET "+routeScores, func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, 200, map[string]any{"scores": []any{scoreJSON("s3", "https://cdn/s.sib", "", "idle")}})
+		writeJSON(w, map[string]any{"scores": []any{scoreJSON("s3", "https://cdn/s.sib", "", "idle")}})
 	})
 	var criteria atomic.Value
 	f.handle("GET "+routeScores+"/count", func(w http.ResponseWriter, r *http.Request) {
 		criteria.Store(r.URL.Query().Get("score"))
-		writeJSON(w, 200, map[string]any{"count": 3})
+		writeJSON(w, map[string]any{"count": 3})
 	})
 	c := newTestClient(t, f.config())
 	for range 3 {

@@ -72,7 +72,7 @@ func TestPublishRecoveryAdoptsOnlyWhatThisRunCreated(t *testing.T) {
 		f.handle("GET "+routeScores+"/shared", func(w http.ResponseWriter, _ *http.Request) {
 			s := scoreJSON("theirs", "https://cdn/a.sib", "shared", "idle")
 			s["createdAt"] = time.Now().Add(-5 * time.Second).UTC().Format(time.RFC3339Nano)
-			writeJSON(w, 200, map[string]any{"score": s})
+			writeJSON(w, map[string]any{"score": s})
 		})
 		c := newTestClient(t, f.config())
 		s, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: "https://cdn/a.sib", Alias: "shared"})
@@ -89,11 +89,11 @@ func TestPublishRecoveryAdoptsOnlyWhatThisRunCreated(t *testing.T) {
 			var body map[string]any
 			_ = json.NewDecoder(r.Body).Decode(&body)
 			if body["offset"] != nil {
-				writeJSON(w, 200, map[string]any{"scores": []any{}})
+				writeJSON(w, map[string]any{"scores": []any{}})
 				return
 			}
 			old := scoreJSON("old", "https://cdn/a.sib", "", "idle")
-			writeJSON(w, 200, map[string]any{"scores": []any{old,
+			writeJSON(w, map[string]any{"scores": []any{old,
 				freshScoreJSON("new-1", "", "idle"), freshScoreJSON("new-2", "", "idle")}})
 		})
 		c := newTestClient(t, f.config())
@@ -199,7 +199,7 @@ func TestPublishWithUnknownOutcome(t *testing.T) {
 			dropConnection(w)
 		})
 		f.handle("GET "+routeScores+"/my-alias", func(w http.ResponseWriter, r *http.Request) {
-			writeJSON(w, 200, map[string]any{"score": freshScoreJSON("id-1", "my-alias", "pending")})
+			writeJSON(w, map[string]any{"score": freshScoreJSON("id-1", "my-alias", "pending")})
 		})
 		c := newTestClient(t, f.config())
 		s, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: "https://cdn/a.sib", Alias: "my-alias"})
@@ -220,7 +220,7 @@ func TestPublishWithUnknownOutcome(t *testing.T) {
 				dropConnection(w)
 				return
 			}
-			writeJSON(w, 200, map[string]any{"score": scoreJSON("id-2", "https://cdn/a.sib", "b", "pending")})
+			writeJSON(w, map[string]any{"score": scoreJSON("id-2", "https://cdn/a.sib", "b", "pending")})
 		})
 		c := newTestClient(t, f.config())
 		s, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: "https://cdn/a.sib", Alias: "b"})
@@ -237,7 +237,7 @@ func TestPublishWithUnknownOutcome(t *testing.T) {
 		f := newProxiedPlatform(t, emulator.Options{})
 		f.handle("POST "+routeScores, func(w http.ResponseWriter, r *http.Request) { dropConnection(w) })
 		f.handle("GET "+routeScores+"/c", func(w http.ResponseWriter, r *http.Request) {
-			writeJSON(w, 200, map[string]any{"score": scoreJSON("id-3", "https://cdn/OTHER.sib", "c", "idle")})
+			writeJSON(w, map[string]any{"score": scoreJSON("id-3", "https://cdn/OTHER.sib", "c", "idle")})
 		})
 		c := newTestClient(t, f.config())
 		_, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: "https://cdn/a.sib", Alias: "c"})
@@ -264,10 +264,10 @@ func TestPublishWithUnknownOutcome(t *testing.T) {
 		f := newProxiedPlatform(t, emulator.Options{})
 		f.handle("POST "+routeScores, func(w http.ResponseWriter, r *http.Request) {
 			time.Sleep(400 * time.Millisecond) // longer than RequestTimeout
-			writeJSON(w, 200, map[string]any{"score": scoreJSON("id-4", "https://cdn/a.sib", "e", "pending")})
+			writeJSON(w, map[string]any{"score": scoreJSON("id-4", "https://cdn/a.sib", "e", "pending")})
 		})
 		f.handle("GET "+routeScores+"/e", func(w http.ResponseWriter, r *http.Request) {
-			writeJSON(w, 200, map[string]any{"score": freshScoreJSON("id-4", "e", "pending")})
+			writeJSON(w, map[string]any{"score": freshScoreJSON("id-4", "e", "pending")})
 		})
 		cfg := f.config()
 		cfg.RequestTimeout = 150 * time.Millisecond

@@ -36,7 +36,7 @@ func TestAllScoresPaging(t *testing.T) {
 		for i := off; i < min(total, off+lim); i++ {
 			page = append(page, scoreJSON(fmt.Sprintf("id-%03d", i), "https://x/s", "", "idle"))
 		}
-		writeJSON(w, 200, map[string]any{"scores": page})
+		writeJSON(w, map[string]any{"scores": page})
 	})
 	c := newTestClient(t, f.config())
 	ctx := context.Background()
