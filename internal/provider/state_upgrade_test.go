@@ -116,7 +116,8 @@ func writeEarlierState(t *testing.T, dir string) {
 			t.Fatalf("the state holds no %s", typ)
 		}
 	}
-	state["serial"] = state["serial"].(float64) + 1
+	serial, _ := state["serial"].(float64)
+	state["serial"] = serial + 1
 	out, err := json.MarshalIndent(state, "", "  ")
 	if err != nil {
 		t.Fatal(err)
