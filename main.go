@@ -6,6 +6,7 @@ import (
 	"flag"
 	"log"
 
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/earlysignals"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/provider"
 )
 
@@ -16,6 +17,9 @@ func main() {
 	var debug bool
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()
+	if debug {
+		earlysignals.Restore()
+	}
 
 	if err := provider.Serve(context.Background(), version, debug); err != nil {
 		log.Fatal(err)
