@@ -453,7 +453,10 @@ func publisherName(user string) string {
 	return fmt.Sprintf("user %q", user)
 }
 
-// publishHint says what to do about a failed publish, by its cause.
+// publishHint says what a failed publish left and what to do about it, by its cause.
+// Where the diagnostic's lead (causeLead) advises for the cause already (a refused
+// login, a rate limit, a server error), it says only what the publish left: the
+// advice is given once.
 func publishHint(err error, alias string) string {
 	var apiErr *client.APIError
 	status := 0
@@ -464,7 +467,7 @@ func publishHint(err error, alias string) string {
 	var oauthErr *client.OAuthError
 	switch {
 	case errors.As(err, &oauthErr):
-		return "Fix the platform credentials named above, then apply again: nothing was published."
+		return "the login failed, so nothing was published."
 	case errors.As(err, &ambiguous):
 		return fmt.Sprintf("Several scores of this score_url were published since this apply sent its request; any of them "+
 			"may be this one. Import the one this resource should manage (terraform import <resource address> %s) and "+
@@ -481,11 +484,9 @@ func publishHint(err error, alias string) string {
 		return fmt.Sprintf("The alias %q (score_id) is used by another score: import that score with `terraform import` and "+
 			"the alias to manage it, or choose another score_id.", alias)
 	case status == http.StatusTooManyRequests:
-		return "The platform kept answering 429 Too Many Requests (its rate limit): raise max_retries, or lower the number of " +
-			"concurrent operations (terraform apply -parallelism=N)."
+		return "the platform's rate limit refused the publish, which a 429 answer does before anything takes effect."
 	case status >= 500:
-		return "The platform answered with a server error: try again later; if it persists, check the platform's health " +
-			"(data source mediaplatform_health)."
+		return fmt.Sprintf("the platform answered the publish with HTTP %d.", status)
 	case client.IsBadArgument(err):
 		return "The platform refused the arguments: check score_url and, if set, score_id."
 	}

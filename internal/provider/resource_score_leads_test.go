@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
@@ -97,6 +98,29 @@ func TestAccScoreLeads_replaceMomentsAfterPublish(t *testing.T) {
 		began, _ := time.Parse(time.RFC3339Nano, times[2])
 		if published.Before(began) {
 			t.Errorf("the error says the score was published at %s, after the run began at %s:\n%s", times[1], times[2], out)
+		}
+	}
+}
+
+// TestPublishHintLeavesAdviceToTheLead: where the diagnostic's lead advises for the
+// cause (a refused login, a rate limit, a server error), the publish's own sentence
+// says only what the publish left, so that the advice is given once. It once said
+// "raise max_retries" after the lead's "-parallelism", and a 429 does not count against
+// max_retries.
+func TestPublishHintLeavesAdviceToTheLead(t *testing.T) {
+	t.Parallel()
+	for _, err := range []error{
+		&client.APIError{Status: http.StatusTooManyRequests, Code: "publishing/RATE_LIMITED"},
+		&client.APIError{Status: http.StatusInternalServerError},
+		&client.APIError{Status: http.StatusBadGateway},
+		&client.OAuthError{Status: http.StatusUnauthorized, ErrorCode: "invalid_grant"},
+	} {
+		if causeLead(err) == "" {
+			t.Fatalf("%v: no lead, so the publish's sentence is the only advice", err)
+		}
+		if hint := publishHint(err, "alias"); causeAdvice.MatchString(hint) {
+			t.Errorf("%v: the lead advises, and the publish's sentence advises too (%q): %s",
+				err, causeAdvice.FindString(hint), hint)
 		}
 	}
 }

@@ -260,11 +260,11 @@ func TestAccState_publishHints(t *testing.T) {
 	}{
 		"rate limit": {
 			faultproxy.Fault{Method: http.MethodPost, Path: `/scores$`, Respond: &faultproxy.Answer{Status: 429, Header: http.Header{"Retry-After": {"0"}}}},
-			[]string{"kept answering 429 Too Many Requests", "raise max_retries", "-parallelism"},
+			[]string{"limiting the request rate (HTTP 429)", "-parallelism", "rate limit refused the publish"},
 		},
 		"server error": {
 			faultproxy.Fault{Method: http.MethodPost, Path: `/scores$`, Respond: &faultproxy.Answer{Status: 500}},
-			[]string{"server error: try again later"},
+			[]string{"failed with HTTP 500", "Run again later", "answered the publish with HTTP 500"},
 		},
 		"unknown outcome": {
 			faultproxy.Fault{Method: http.MethodPost, Path: `/scores$`, Respond: &faultproxy.Answer{Status: 200, Body: `{}`}},
