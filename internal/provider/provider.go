@@ -249,9 +249,12 @@ func (p *mediaplatformProvider) Schema(_ context.Context, _ provider.SchemaReque
 				Optional:            true,
 			},
 			"request_timeout": schema.StringAttribute{
-				MarkdownDescription: "Time limit of every single HTTP request, as a duration such as `30s` or `2m`. Default `" + defaultRequestTimeout + "`.",
-				Optional:            true,
-				Validators:          []validator.String{positiveDuration()},
+				MarkdownDescription: "Time limit of every single HTTP request, as a duration such as `30s` or `2m`. Default `" + defaultRequestTimeout + "`. " +
+					"Once Terraform is interrupted (Ctrl-C, a cancelled CI job, `docker stop`), a write already sent may take " +
+					"at most " + stopGrace.String() + " more, whatever this setting, so that Terraform with this provider ends " +
+					"within about " + stopBound.String() + " of one interrupt.",
+				Optional:   true,
+				Validators: []validator.String{positiveDuration()},
 			},
 			"max_retries": schema.Int64Attribute{
 				MarkdownDescription: fmt.Sprintf("How many times a request that failed transiently (503, and for idempotent "+
@@ -285,11 +288,14 @@ func (p *mediaplatformProvider) Schema(_ context.Context, _ provider.SchemaReque
 			},
 			"render_wait": schema.StringAttribute{
 				MarkdownDescription: "How creates of `mediaplatform_score` with `wait_for_rendering` wait for their rendering. " +
-					"`shared` (the default): the waits of one run share their reads: once the platform's rendering time is " +
-					"known, each score is read when it should have finished, and the scores due together are read with one " +
-					"list page of the newest scores (a score missing from it with a GET), so 1,000 creates cost about a " +
-					"hundred reads instead of five thousand and leave a rate limit to the publishes; a single create polls " +
-					"its own score. `individual`: every create polls its own score, backing off from 100 ms to 2 s. " +
+					"`shared` (the default): the waits of one run share their reads. Terraform runs at most its " +
+					"`-parallelism` of creates at once; once that many wait, they are read together, with one list page of " +
+					"this run's newest scores (a score missing from it with a GET), when the last of them should have " +
+					"finished by the platform's rendering time, learned from the scores that finished. An apply of 1,000 " +
+					"scores at the default parallelism of 10 so costs about a hundred reads instead of five thousand, " +
+					"whatever the platform's size or the machine's speed, and leaves a rate limit to the publishes; a " +
+					"single create polls its own score. `individual`: every create polls its own score, backing off from " +
+					"100 ms to 2 s. " +
 					"Environment variable: `" + client.EnvRenderWait + "`.",
 				Optional:   true,
 				Validators: []validator.String{stringvalidator.OneOf(client.RenderWaitShared, client.RenderWaitIndividual)},
