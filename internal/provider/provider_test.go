@@ -272,7 +272,7 @@ func TestAccProvider_wrongPlatformCredentials(t *testing.T) {
 resource "mediaplatform_score" "test" {
   score_url = %q
 }
-`, accScoreURL(accName())), errorPattern("The platform refused the user's credentials (OAuth error invalid_grant)", "Fix the platform credentials"),
+`, accScoreURL(accName())), errorPattern("The platform refused the user's credentials (OAuth error invalid_grant)", "the login failed, so nothing was published"),
 		"POST /auth/oauth2/ropc/default", "password grants attempted")
 }
 
