@@ -350,15 +350,7 @@ func runPlace(t *testing.T, c placeCase, recipe string) (standInStop, bool) {
 	}
 	defer logFile.Close()
 	j.cmd.Stdout, j.cmd.Stderr = logFile, logFile
-	if err := j.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = j.cmd.Wait(); close(j.done) }()
-	t.Cleanup(func() {
-		for _, p := range tagged(ciJobVar + "=" + j.marker) {
-			_ = syscall.Kill(p.pid, syscall.SIGKILL)
-		}
-	})
+	j.launch()
 	if !waitFor(time.Minute, func() bool { return readStandIn(record).started }) {
 		t.Fatalf("%s: the stand-in terraform did not start within a minute:\n%s", c.name, mustRead(t, logFile.Name()))
 	}
@@ -464,15 +456,7 @@ resource "mediaplatform_score" "s" {
 				"TF_CLI_ARGS_apply=-parallelism=2", ciJobVar+"="+j.marker)
 			var out strings.Builder
 			j.cmd.Stdout, j.cmd.Stderr = &out, &out
-			if err := j.cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			go func() { _ = j.cmd.Wait(); close(j.done) }()
-			t.Cleanup(func() {
-				for _, p := range tagged(ciJobVar + "=" + j.marker) {
-					_ = syscall.Kill(p.pid, syscall.SIGKILL)
-				}
-			})
+			j.launch()
 			if !waitFor(2*time.Minute, func() bool { return ctl.Stats().Scores >= 4 }) {
 				t.Fatalf("the apply made fewer than 4 scores in 2 minutes:\n%s", out.String())
 			}

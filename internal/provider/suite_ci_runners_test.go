@@ -65,6 +65,21 @@ func (j *ciJob) exited(d time.Duration) bool {
 	}
 }
 
+// launch starts the step's process, closes done when it exits, and at the test's end
+// kills every process of the job still running (the container going away).
+func (j *ciJob) launch() {
+	j.t.Helper()
+	if err := j.cmd.Start(); err != nil {
+		j.t.Fatal(err)
+	}
+	go func() { _ = j.cmd.Wait(); close(j.done) }()
+	j.t.Cleanup(func() {
+		for _, p := range tagged(ciJobVar + "=" + j.marker) {
+			_ = syscall.Kill(p.pid, syscall.SIGKILL)
+		}
+	})
+}
+
 // signalStep signals the step's process, or its process group with group.
 func (j *ciJob) signalStep(sig syscall.Signal, group bool) {
 	pid := j.cmd.Process.Pid
@@ -494,15 +509,7 @@ resource "mediaplatform_score" "s" {
 		}
 		defer logFile.Close()
 		j.cmd.Stdout, j.cmd.Stderr = logFile, logFile
-		if err := j.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		go func() { _ = j.cmd.Wait(); close(j.done) }()
-		t.Cleanup(func() {
-			for _, p := range tagged(ciJobVar + "=" + j.marker) {
-				_ = syscall.Kill(p.pid, syscall.SIGKILL)
-			}
-		})
+		j.launch()
 		if stopAfter > 0 && !j.exited(stopAfter) {
 			o.stopped = true
 			r.stop(j)
@@ -807,15 +814,7 @@ func standInStops(t *testing.T, r ciRunner, recipe, step, wrapper string) []stan
 		}
 		defer logFile.Close()
 		j.cmd.Stdout, j.cmd.Stderr = logFile, logFile
-		if err := j.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		go func() { _ = j.cmd.Wait(); close(j.done) }()
-		t.Cleanup(func() {
-			for _, p := range tagged(ciJobVar + "=" + j.marker) {
-				_ = syscall.Kill(p.pid, syscall.SIGKILL)
-			}
-		})
+		j.launch()
 		if !waitFor(time.Minute, func() bool { return readStandIn(record).started }) {
 			t.Fatalf("%s: the stand-in terraform did not start within a minute:\n%s", s.what, mustRead(t, logFile.Name()))
 		}
