@@ -28,8 +28,10 @@ import (
 // take the same path in each), modelled on this machine: how the runner starts the
 // step (which shell, which process group, which environment tag) and how it stops it
 // (which signals, to which processes, after which delays). The delays are the
-// runners' own: they do not shrink on a faster machine, nor grow on a slower one; the
-// stop points are fractions of a measured run.
+// runners' own: they do not shrink on a faster machine, nor grow on a slower one. The
+// runner's stops come at events of the apply (the round's n-th publish or deletion
+// reaching the platform), which a slower machine does not move; the recipe's own time
+// limit, a clock in the recipe, at fractions of a measured run.
 type ciRunner struct {
 	name string // the heading of the runner in the guide's "Stopping a run in CI"
 	// start returns the step's process, not yet started, for the step's commands.
@@ -54,6 +56,18 @@ type ciJob struct {
 // ciJobVar is the harness's own tag on every process of a job. No runner uses it, and
 // the recipe leaves it in place: it finds a job's processes after the job is over.
 const ciJobVar = "CI_MODEL_JOB"
+
+// until reports whether cond held before the step's process exited. It polls cond
+// every 10 ms, for at most five minutes.
+func (j *ciJob) until(cond func() bool) bool {
+	deadline := time.Now().Add(5 * time.Minute)
+	for !cond() {
+		if j.exited(10*time.Millisecond) || time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
+}
 
 // exited reports whether the step's process has exited within d.
 func (j *ciJob) exited(d time.Duration) bool {
@@ -369,6 +383,31 @@ func (o ciStopOutcome) String() string {
 		o.interrupts, o.made, o.lost, o.tokens, outlived, next)
 }
 
+// ciStopAt is where in an apply a stop comes: when the round's n-th request of a kind
+// has reached the platform (n > 0), or after a time (the recipe's own limit).
+type ciStopAt struct {
+	what         string
+	method, path string
+	n            int
+	after        time.Duration
+}
+
+func ciPublish(n int) ciStopAt {
+	return ciStopAt{what: fmt.Sprintf("publish %d of the round", n), method: http.MethodPost, path: `/scores$`, n: n}
+}
+
+func ciDeletion(n int) ciStopAt {
+	return ciStopAt{what: fmt.Sprintf("deletion %d of the round", n), method: http.MethodDelete, path: `/scores/[^/]+$`, n: n}
+}
+
+// describe names the stop's point for the log; took is the measured run.
+func (a ciStopAt) describe(took time.Duration) string {
+	if a.n > 0 {
+		return a.what
+	}
+	return fmt.Sprintf("%s of %s", a.after.Round(10*time.Millisecond), took.Round(10*time.Millisecond))
+}
+
 // TestAccCIRunners runs the guide's step for each runner as that runner runs a step,
 // stops it as that runner stops a job (Cancel, or the runner's own time limit) at
 // points early and late in an apply that replaces every score, and checks what the
@@ -490,9 +529,10 @@ resource "mediaplatform_score" "s" {
 	}
 	w.env = []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"), fmt.Sprintf("TF_CLI_ARGS_apply=-parallelism=%d", parallelism)}
 
-	// job runs the step for round under the runner; stopAfter > 0 has the runner stop
-	// it then, limit > 0 is the recipe's own time limit.
-	job := func(round int, stopAfter, limit time.Duration) (out string, o ciStopOutcome) {
+	// job runs the step for round under the runner; a stop with n > 0 has the runner
+	// stop it when the round's n-th request of that kind reaches the platform; limit > 0
+	// is the recipe's own time limit.
+	job := func(round int, stop ciStopAt, limit time.Duration) (out string, o ciStopOutcome) {
 		proxy.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/scores$`, Delay: held})
 		defer proxy.Clear()
 		j := &ciJob{t: t, dir: w.dir, marker: fmt.Sprintf("%d-%d-%d", os.Getpid(), round, time.Now().UnixNano()), done: make(chan struct{})}
@@ -509,8 +549,9 @@ resource "mediaplatform_score" "s" {
 		}
 		defer logFile.Close()
 		j.cmd.Stdout, j.cmd.Stderr = logFile, logFile
+		seen := proxy.Count(stop.method, stop.path)
 		j.launch()
-		if stopAfter > 0 && !j.exited(stopAfter) {
+		if stop.n > 0 && j.until(func() bool { return proxy.Count(stop.method, stop.path) >= seen+stop.n }) {
 			o.stopped = true
 			r.stop(j)
 		} else {
@@ -578,59 +619,64 @@ resource "mediaplatform_score" "s" {
 	}
 
 	// The first run creates the scores; the second replaces them all, as every stopped
-	// round does, and is the measure of the stop points.
-	if out, o := job(0, 0, 0); !o.finished {
+	// round does, and is the measure of the recipe's time limits.
+	if out, o := job(0, ciStopAt{}, 0); !o.finished {
 		t.Fatalf("the first run did not finish:\n%s", out)
 	}
 	start := time.Now()
-	if out, o := job(1, 0, 0); !o.finished {
+	if out, o := job(1, ciStopAt{}, 0); !o.finished {
 		t.Fatalf("the second run did not finish:\n%s", out)
 	}
 	took := time.Since(start)
 	t.Logf("replacing %d scores takes %s", scores, took.Round(10*time.Millisecond))
 
 	lostBefore := 0 // scores a stop lost for good: they stay on the platform
-	// Early and late: fractions of the run, the slow runner's stops early enough that
-	// its 6 s on the provider leave work to stop. The runner's stops (Cancel, and its
-	// time limit, which takes the same path) first, then the recipe's own limit.
+	// The runner's stops (Cancel, and its time limit, which takes the same path) at the
+	// round's deletions and publishes, early and late; the slow runner's early enough
+	// that its 6 s on the provider leave work to stop. Then the recipe's own limit, at
+	// fractions of the measured run.
 	type ciStop struct {
-		kind      string
-		fractions []float64
-		want      int
+		kind string
+		at   []ciStopAt
+		want int
 	}
-	plan := []ciStop{
-		{"Cancel", []float64{0.3, 0.6, 0.4, 0.5, 0.35, 0.55, 0.45, 0.25}, cancels},
-		{"the recipe's limit", []float64{0.5, 0.35, 0.6}, limits},
-	}
+	cancelAt := []ciStopAt{ciPublish(1), ciDeletion(3), ciPublish(4), ciPublish(2), ciDeletion(6), ciPublish(5), ciPublish(3), ciDeletion(1)}
 	if slow {
-		plan[0].fractions = []float64{0.05, 0.2, 0.1, 0.25, 0.15, 0.3, 0.08, 0.12}
+		// Its signal reaches terraform some 7 s after the stop, when five or six more
+		// scores are made at 1.2 s each: a stop at the second publish found the apply
+		// over. The deletions all come before the first publish.
+		cancelAt = []ciStopAt{ciDeletion(1), ciPublish(1), ciDeletion(4), ciDeletion(2), ciPublish(1), ciDeletion(6), ciDeletion(1), ciPublish(1)}
 	}
+	var limitAt []ciStopAt
+	for _, f := range []float64{0.5, 0.35, 0.6} {
+		limitAt = append(limitAt, ciStopAt{after: time.Duration(f * float64(took))})
+	}
+	plan := []ciStop{{"Cancel", cancelAt, cancels}, {"the recipe's limit", limitAt, limits}}
 	round, harmful := 1, 0
 	for _, stop := range plan {
 		landed, midway := 0, 0
-		for _, f := range stop.fractions {
+		for _, at := range stop.at {
 			if landed == stop.want {
 				break
 			}
 			round++
-			at := time.Duration(f * float64(took))
 			// Credentials an older recipe's stop left live stay so: count this stop's.
 			live := ctl.Stats().LiveTokens + ctl.Stats().LiveSessions
 			var out string
 			var o ciStopOutcome
-			if stop.kind == "Cancel" {
+			if at.n > 0 {
 				out, o = job(round, at, 0)
 			} else {
-				out, o = job(round, 0, at)
+				out, o = job(round, ciStopAt{}, at.after)
 			}
 			// A stop after terraform's end, which terraform did not see and which
 			// left nothing running, stopped nothing.
 			if !o.stopped || o.finished && o.interrupts == 0 && !o.outlived {
-				t.Logf("round %d: %s at %s came after the apply's end", round, stop.kind, at.Round(10*time.Millisecond))
+				t.Logf("round %d: %s at %s came after the apply's end", round, stop.kind, at.describe(took))
 				continue
 			}
 			landed++
-			what := fmt.Sprintf("round %d, %s at %s of %s", round, stop.kind, at.Round(10*time.Millisecond), took.Round(10*time.Millisecond))
+			what := fmt.Sprintf("round %d, %s at %s", round, stop.kind, at.describe(took))
 			ids := inState()
 			onPlatform := 0
 			for id := range ids {
