@@ -57,16 +57,22 @@ type ciJob struct {
 // the recipe leaves it in place: it finds a job's processes after the job is over.
 const ciJobVar = "CI_MODEL_JOB"
 
-// until reports whether cond held before the step's process exited. It polls cond
-// every 10 ms, for at most five minutes.
+// until reports whether cond held before the step's process exited (within five
+// minutes at most).
 func (j *ciJob) until(cond func() bool) bool {
-	deadline := time.Now().Add(5 * time.Minute)
-	for !cond() {
-		if j.exited(10*time.Millisecond) || time.Now().After(deadline) {
+	held := false
+	waitFor(5*time.Minute, func() bool {
+		if held = cond(); held {
+			return true
+		}
+		select {
+		case <-j.done:
+			return true
+		default:
 			return false
 		}
-	}
-	return true
+	})
+	return held
 }
 
 // exited reports whether the step's process has exited within d.
@@ -529,10 +535,10 @@ resource "mediaplatform_score" "s" {
 	}
 	w.env = []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"), fmt.Sprintf("TF_CLI_ARGS_apply=-parallelism=%d", parallelism)}
 
-	// job runs the step for round under the runner; a stop with n > 0 has the runner
-	// stop it when the round's n-th request of that kind reaches the platform; limit > 0
-	// is the recipe's own time limit.
-	job := func(round int, stop ciStopAt, limit time.Duration) (out string, o ciStopOutcome) {
+	// job runs the step for round under the runner, stopped at stop: by the runner when
+	// the round's n-th request of that kind reaches the platform (n > 0), by the recipe's
+	// own time limit after a time (after > 0); the zero ciStopAt runs it to its end.
+	job := func(round int, stop ciStopAt) (out string, o ciStopOutcome) {
 		proxy.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/scores$`, Delay: held})
 		defer proxy.Clear()
 		j := &ciJob{t: t, dir: w.dir, marker: fmt.Sprintf("%d-%d-%d", os.Getpid(), round, time.Now().UnixNano()), done: make(chan struct{})}
@@ -540,8 +546,8 @@ resource "mediaplatform_score" "s" {
 		j.cmd.Dir = w.dir
 		j.cmd.Env = append(append(append(w.command("version").Env, j.cmd.Env...), wrapperEnv...),
 			fmt.Sprintf("TF_VAR_round=%d", round), ciJobVar+"="+j.marker)
-		if limit > 0 {
-			j.cmd.Env = append(j.cmd.Env, fmt.Sprintf("APPLY_TIME_LIMIT=%.2f", limit.Seconds()))
+		if stop.after > 0 {
+			j.cmd.Env = append(j.cmd.Env, fmt.Sprintf("APPLY_TIME_LIMIT=%.2f", stop.after.Seconds()))
 		}
 		logFile, err := os.Create(filepath.Join(t.TempDir(), "job.log"))
 		if err != nil {
@@ -585,7 +591,7 @@ resource "mediaplatform_score" "s" {
 		out = string(mustRead(t, logFile.Name()))
 		o.interrupts = strings.Count(out, "Interrupt received") + strings.Count(out, "Two interrupts received")
 		o.finished = strings.Contains(out, "Apply complete!")
-		if limit > 0 {
+		if stop.after > 0 {
 			o.stopped = strings.Contains(out, "stopped at its time limit")
 		}
 		return out, o
@@ -620,11 +626,11 @@ resource "mediaplatform_score" "s" {
 
 	// The first run creates the scores; the second replaces them all, as every stopped
 	// round does, and is the measure of the recipe's time limits.
-	if out, o := job(0, ciStopAt{}, 0); !o.finished {
+	if out, o := job(0, ciStopAt{}); !o.finished {
 		t.Fatalf("the first run did not finish:\n%s", out)
 	}
 	start := time.Now()
-	if out, o := job(1, ciStopAt{}, 0); !o.finished {
+	if out, o := job(1, ciStopAt{}); !o.finished {
 		t.Fatalf("the second run did not finish:\n%s", out)
 	}
 	took := time.Since(start)
@@ -662,13 +668,7 @@ resource "mediaplatform_score" "s" {
 			round++
 			// Credentials an older recipe's stop left live stay so: count this stop's.
 			live := ctl.Stats().LiveTokens + ctl.Stats().LiveSessions
-			var out string
-			var o ciStopOutcome
-			if at.n > 0 {
-				out, o = job(round, at, 0)
-			} else {
-				out, o = job(round, ciStopAt{}, at.after)
-			}
+			out, o := job(round, at)
 			// A stop after terraform's end, which terraform did not see and which
 			// left nothing running, stopped nothing.
 			if !o.stopped || o.finished && o.interrupts == 0 && !o.outlived {
