@@ -52,10 +52,10 @@ const (
 // process group; a SIGINT or SIGTERM it receives it passes on to terraform
 // TG_FORWARD microseconds later, and it kills terraform TG_KILL microseconds after the
 // first (terragrunt's timers, without a process of their own). It ends when terraform
-// has ended.
+// has ended. Its traps are set before terraform starts: the test stops it once
+// terraform has started, and a container's PID 1 without a handler drops a SIGTERM.
 const terragruntModel = `#!/usr/bin/env bash
-terraform "$@" &
-child=$! first='' due=()
+first='' due=()
 now() { local t=${EPOCHREALTIME/./}; echo "${t#0}"; }
 pass() {
 	due+=("$1:$(($(now) + ${TG_FORWARD%.*}))")
@@ -63,6 +63,8 @@ pass() {
 }
 trap 'pass INT' INT
 trap 'pass TERM' TERM
+terraform "$@" &
+child=$!
 while kill -0 "$child" 2>/dev/null; do
 	sleep 0.05 &
 	wait "$!"
@@ -79,13 +81,20 @@ done
 // --single-child`, which passes the pod's SIGTERM to the server alone) and for an HCP
 // Terraform agent: it runs terraform as its child and, on SIGTERM, waits for the
 // running apply without signalling terraform. The agent's Cancel Run (SIGUSR1 here,
-// standing for the platform's message) sends terraform one SIGINT.
+// standing for the platform's message) sends terraform one SIGINT. Its traps, too,
+// are set before terraform starts; a Cancel that comes before terraform's process id
+// is known is passed on once it is.
 const waitingServerModel = `#!/usr/bin/env bash
+cancel=''
+trap 'echo "server: SIGTERM: waiting for the running apply" >&2' TERM
+trap 'cancel=1' USR1
 terraform "$@" &
 child=$!
-trap 'echo "server: SIGTERM: waiting for the running apply" >&2' TERM
-trap 'kill -INT "$child"' USR1
-while kill -0 "$child" 2>/dev/null; do wait "$child"; done
+while kill -0 "$child" 2>/dev/null; do
+	if [ -n "$cancel" ]; then cancel=''; kill -INT "$child"; fi
+	sleep 0.05 &
+	wait "$!"
+done
 `
 
 // placeWant is what a model's stop does to terraform.
