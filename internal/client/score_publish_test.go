@@ -262,18 +262,26 @@ func TestPublishWithUnknownOutcome(t *testing.T) {
 	t.Run("attempt timeout with alias", func(t *testing.T) {
 		t.Parallel()
 		f := newProxiedPlatform(t, emulator.Options{})
+		// The answer comes only once the client has given up on it (its attempt's
+		// time limit), whatever the machine's speed; the limit is long enough for the
+		// token flow's requests on a loaded machine (at 150 ms, two GET /auth once timed
+		// out beside a full race-enabled suite).
+		const timeout = 2 * time.Second
 		f.handle("POST "+routeScores, func(w http.ResponseWriter, r *http.Request) {
-			time.Sleep(400 * time.Millisecond) // longer than RequestTimeout
+			select {
+			case <-r.Context().Done():
+			case <-time.After(10 * timeout):
+			}
 			writeJSON(w, map[string]any{"score": scoreJSON("id-4", "https://cdn/a.sib", "e", "pending")})
 		})
 		f.handle("GET "+routeScores+"/e", func(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, map[string]any{"score": freshScoreJSON("id-4", "e", "pending")})
 		})
 		cfg := f.config()
-		cfg.RequestTimeout = 150 * time.Millisecond
+		cfg.RequestTimeout = timeout
 		c := newTestClient(t, cfg)
 		s, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: "https://cdn/a.sib", Alias: "e"})
-		if err != nil || s.ID != "id-4" || f.count("POST "+routeScores) != 1 {
+		if err != nil || s.ID != "id-4" || f.count("POST "+routeScores) != 1 || f.count("GET "+routeScores+"/e") == 0 {
 			t.Fatalf("got %+v, %v after %d POSTs", s, err, f.count("POST "+routeScores))
 		}
 	})
