@@ -390,11 +390,13 @@ func (o ciStopOutcome) String() string {
 }
 
 // ciStopAt is where in an apply a stop comes: when the round's n-th request of a kind
-// has reached the platform (n > 0), or after a time (the recipe's own limit).
+// has reached the platform (n > 0), or after a time (the recipe's own limit), which a
+// share of the latest whole run sets.
 type ciStopAt struct {
 	what         string
 	method, path string
 	n            int
+	share        float64
 	after        time.Duration
 }
 
@@ -640,7 +642,7 @@ resource "mediaplatform_score" "s" {
 	// The runner's stops (Cancel, and its time limit, which takes the same path) at the
 	// round's deletions and publishes, early and late; the slow runner's early enough
 	// that its 6 s on the provider leave work to stop. Then the recipe's own limit, at
-	// fractions of the measured run.
+	// fractions of the latest whole run.
 	type ciStop struct {
 		kind string
 		at   []ciStopAt
@@ -655,7 +657,7 @@ resource "mediaplatform_score" "s" {
 	}
 	var limitAt []ciStopAt
 	for _, f := range []float64{0.5, 0.35, 0.6} {
-		limitAt = append(limitAt, ciStopAt{after: time.Duration(f * float64(took))})
+		limitAt = append(limitAt, ciStopAt{share: f})
 	}
 	plan := []ciStop{{"Cancel", cancelAt, cancels}, {"the recipe's limit", limitAt, limits}}
 	round, harmful := 1, 0
@@ -666,13 +668,20 @@ resource "mediaplatform_score" "s" {
 				break
 			}
 			round++
+			if at.share > 0 {
+				at.after = time.Duration(at.share * float64(took))
+			}
 			// Credentials an older recipe's stop left live stay so: count this stop's.
 			live := ctl.Stats().LiveTokens + ctl.Stats().LiveSessions
+			start := time.Now()
 			out, o := job(round, at)
 			// A stop after terraform's end, which terraform did not see and which
 			// left nothing running, stopped nothing.
 			if !o.stopped || o.finished && o.interrupts == 0 && !o.outlived {
 				t.Logf("round %d: %s at %s came after the apply's end", round, stop.kind, at.describe(took))
+				// A whole run, timed now: the next limits follow the machine's load as
+				// it is, not as it was when the test began.
+				took = time.Since(start)
 				continue
 			}
 			landed++
