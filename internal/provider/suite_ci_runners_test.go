@@ -390,14 +390,18 @@ func (o ciStopOutcome) String() string {
 }
 
 // ciStopAt is where in an apply a stop comes: when the round's n-th request of a kind
-// has reached the platform (n > 0), or after a time (the recipe's own limit), which a
-// share of the latest whole run sets.
+// has reached the platform (n > 0), or after a share of the latest whole run (the
+// recipe's own limit).
 type ciStopAt struct {
 	what         string
 	method, path string
 	n            int
 	share        float64
-	after        time.Duration
+}
+
+// limit is the recipe's time limit for a stop at a share of a whole run that took took.
+func (a ciStopAt) limit(took time.Duration) time.Duration {
+	return time.Duration(a.share * float64(took))
 }
 
 func ciPublish(n int) ciStopAt {
@@ -413,7 +417,7 @@ func (a ciStopAt) describe(took time.Duration) string {
 	if a.n > 0 {
 		return a.what
 	}
-	return fmt.Sprintf("%s of %s", a.after.Round(10*time.Millisecond), took.Round(10*time.Millisecond))
+	return fmt.Sprintf("%s of %s", a.limit(took).Round(10*time.Millisecond), took.Round(10*time.Millisecond))
 }
 
 // TestAccCIRunners runs the guide's step for each runner as that runner runs a step,
@@ -537,9 +541,12 @@ resource "mediaplatform_score" "s" {
 	}
 	w.env = []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"), fmt.Sprintf("TF_CLI_ARGS_apply=-parallelism=%d", parallelism)}
 
+	// took is the latest whole run of a round that replaces every score: the measure of
+	// the recipe's time limits.
+	var took time.Duration
 	// job runs the step for round under the runner, stopped at stop: by the runner when
 	// the round's n-th request of that kind reaches the platform (n > 0), by the recipe's
-	// own time limit after a time (after > 0); the zero ciStopAt runs it to its end.
+	// own time limit at a share of took (share > 0); the zero ciStopAt runs it to its end.
 	job := func(round int, stop ciStopAt) (out string, o ciStopOutcome) {
 		proxy.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/scores$`, Delay: held})
 		defer proxy.Clear()
@@ -548,8 +555,8 @@ resource "mediaplatform_score" "s" {
 		j.cmd.Dir = w.dir
 		j.cmd.Env = append(append(append(w.command("version").Env, j.cmd.Env...), wrapperEnv...),
 			fmt.Sprintf("TF_VAR_round=%d", round), ciJobVar+"="+j.marker)
-		if stop.after > 0 {
-			j.cmd.Env = append(j.cmd.Env, fmt.Sprintf("APPLY_TIME_LIMIT=%.2f", stop.after.Seconds()))
+		if stop.share > 0 {
+			j.cmd.Env = append(j.cmd.Env, fmt.Sprintf("APPLY_TIME_LIMIT=%.2f", stop.limit(took).Seconds()))
 		}
 		logFile, err := os.Create(filepath.Join(t.TempDir(), "job.log"))
 		if err != nil {
@@ -593,7 +600,7 @@ resource "mediaplatform_score" "s" {
 		out = string(mustRead(t, logFile.Name()))
 		o.interrupts = strings.Count(out, "Interrupt received") + strings.Count(out, "Two interrupts received")
 		o.finished = strings.Contains(out, "Apply complete!")
-		if stop.after > 0 {
+		if stop.share > 0 {
 			o.stopped = strings.Contains(out, "stopped at its time limit")
 		}
 		return out, o
@@ -635,7 +642,7 @@ resource "mediaplatform_score" "s" {
 	if out, o := job(1, ciStopAt{}); !o.finished {
 		t.Fatalf("the second run did not finish:\n%s", out)
 	}
-	took := time.Since(start)
+	took = time.Since(start)
 	t.Logf("replacing %d scores takes %s", scores, took.Round(10*time.Millisecond))
 
 	lostBefore := 0 // scores a stop lost for good: they stay on the platform
@@ -668,9 +675,6 @@ resource "mediaplatform_score" "s" {
 				break
 			}
 			round++
-			if at.share > 0 {
-				at.after = time.Duration(at.share * float64(took))
-			}
 			// Credentials an older recipe's stop left live stay so: count this stop's.
 			live := ctl.Stats().LiveTokens + ctl.Stats().LiveSessions
 			start := time.Now()
