@@ -14,14 +14,15 @@ import (
 // CountScores counts the scores matching the criteria (POST /scores/count).
 //
 // A count of a set that other clients change is a snapshot, never an error (contract
-// §V4): when the answer fails checkCount in a way that scores leaving the set between
-// the count and the check would explain, the count is taken again, up to maxCounts
-// times, and the first count that passes is the answer. A platform that ignored a
-// parameter gives an impossible answer every time; a set that moves fails a check only
-// when scores leave it in the moment between the two requests, which does not happen
-// maxCounts times in a row (at 100 writes a second and 10 ms a request, a check fails
-// about one time in three: the last of five in a row about one count in 400; at the
-// rates of a busy platform, 2 writes a second and 30 ms, never in practice).
+// §V4). Each count is checked against the list of the same request (checkCount); a
+// check can fail because the platform ignored a parameter, or because scores left the
+// set between the count and its check. Only an answer that stays impossible is
+// refused: the same count twice in a row, each time against a list that ends the same
+// number of scores short at the same score, which is what a platform that ignores a
+// parameter gives and what a set that moves does not. A set that moves under every
+// check is counted again, up to maxCounts times, and its last count is the answer:
+// it was a size the set had. (A platform that ignored a parameter while its set moved
+// under each of those checks cannot be told apart from an honest one, and is not.)
 func (c *Client) CountScores(ctx context.Context, in CountScoresInput) (int, error) {
 	base, err := c.PublishingURL()
 	if err != nil {
@@ -34,28 +35,37 @@ func (c *Client) CountScores(ctx context.Context, in CountScoresInput) (int, err
 	if err != nil {
 		return 0, err
 	}
+	var last *countCheck
 	for attempt := 1; ; attempt++ {
 		count, bodySent, err := c.countOnce(ctx, base, q, body)
 		if err != nil {
 			return 0, err
 		}
-		err = c.checkCount(ctx, in, count)
+		check, err := c.checkCount(ctx, in, count)
 		var countErr *CountError
 		if errors.As(err, &countErr) && !bodySent && len(body) > 0 {
 			// A count by GET without a body that cannot be true: the platform may read
 			// the parameters from a body only (contract §V2). Count again with one.
 			c.showGetBody(ctx, "a count by GET that cannot be true for its query")
 			attempt--
+			last = nil
 			continue
 		}
-		if !errors.As(err, &countErr) || !countErr.Moving || attempt == maxCounts {
-			if countErr != nil && countErr.Moving {
-				countErr.Attempts = attempt
-			}
+		if !errors.As(err, &countErr) || !countErr.Moving {
 			return count, err
 		}
+		if last != nil && *last == check {
+			countErr.Attempts = attempt
+			return count, err
+		}
+		if attempt == maxCounts {
+			logDebug(c.logContext(ctx), "the set of scores moved under every check of its count; the last count is a snapshot",
+				map[string]any{"count": count, "attempts": attempt})
+			return count, nil
+		}
 		logDebug(c.logContext(ctx), "a count did not match the list checked after it; the set may have changed, counting again",
-			map[string]any{"count": count, "attempt": attempt})
+			map[string]any{"count": count, "attempt": attempt, "short_by": check.short})
+		last = &check
 	}
 }
 
@@ -67,7 +77,18 @@ type scoreCounting struct {
 }
 
 // maxCounts bounds the counts CountScores takes of a set that keeps moving.
-const maxCounts = 5
+const maxCounts = 8
+
+// checkWindow is how many positions before a count's last one a failed check lists,
+// to see where the list ends.
+const checkWindow = 20
+
+// countCheck is what the check of a count that the list did not bear out saw: the
+// count, how many scores short of it the list ended, and the last score it listed.
+type countCheck struct {
+	count, short int
+	tail         string
+}
 
 // countOnce asks the platform for the count once, and says whether the request that
 // counted carried the body.
@@ -107,38 +128,52 @@ func (c *Client) countOnce(ctx context.Context, base string, q url.Values, body 
 // platform that ignored a parameter answers with a number that looks right and is
 // not. A count is never negative and never above its limit; and with an offset or
 // criteria, the listing of the same request must hold a score at the count's last
-// position (one request of one score), or the count is above what the platform holds:
-// a CountError with Moving set, since scores that left between the two requests give
-// the same result.
-func (c *Client) checkCount(ctx context.Context, in CountScoresInput, count int) error {
+// position (one request of one score), or the count is above what the platform
+// holds: a CountError with Moving set, since scores that left between the two
+// requests give the same result. A list that ends short is listed once more over the
+// checkWindow positions before that last one, to see where it ends (the countCheck).
+func (c *Client) checkCount(ctx context.Context, in CountScoresInput, count int) (countCheck, error) {
 	ignored := func(params, detail string) *CountError {
 		return &CountError{Count: count, Params: params, Detail: detail}
 	}
 	switch {
 	case count < 0:
-		return ignored("", "a count is never negative")
+		return countCheck{}, ignored("", "a count is never negative")
 	case in.Limit > 0 && count > in.Limit:
-		return ignored("limit", fmt.Sprintf("it is above the limit of %d asked for", in.Limit))
+		return countCheck{}, ignored("limit", fmt.Sprintf("it is above the limit of %d asked for", in.Limit))
 	case count == 0 || (in.Offset == 0 && len(in.Criteria.document()) == 0):
-		return nil
+		return countCheck{}, nil
 	}
-	page, err := c.ListScores(ctx, ListScoresInput{Criteria: in.Criteria, Offset: in.Offset + count - 1, Limit: 1})
+	lastPos := in.Offset + count - 1
+	page, err := c.ListScores(ctx, ListScoresInput{Criteria: in.Criteria, Offset: lastPos, Limit: 1})
 	if err != nil {
-		return fmt.Errorf("counting scores: checking the count of %d against the list failed: %w", count, err)
+		return countCheck{}, fmt.Errorf("counting scores: checking the count of %d against the list failed: %w", count, err)
 	}
-	if len(page) == 0 {
-		params := "offset or score (the criteria)"
-		switch {
-		case in.Offset == 0:
-			params = "score (the criteria)"
-		case len(in.Criteria.document()) == 0:
-			params = "offset"
+	if len(page) > 0 {
+		return countCheck{}, nil
+	}
+	// Where does the list end? The positions before the last one, in one request.
+	check := countCheck{count: count, short: 1}
+	if from := max(in.Offset, lastPos-checkWindow); from < lastPos {
+		page, err := c.ListScores(ctx, ListScoresInput{Criteria: in.Criteria, Offset: from, Limit: lastPos - from})
+		if err != nil {
+			return countCheck{}, fmt.Errorf("counting scores: checking the count of %d against the list failed: %w", count, err)
 		}
-		e := ignored(params, fmt.Sprintf("the list of the same request holds no score at position %d", in.Offset+count))
-		e.Moving = true
-		return e
+		check.short = lastPos - from + 1 - min(len(page), lastPos-from)
+		if len(page) > 0 {
+			check.tail = page[len(page)-1].ID
+		}
 	}
-	return nil
+	params := "offset or score (the criteria)"
+	switch {
+	case in.Offset == 0:
+		params = "score (the criteria)"
+	case len(in.Criteria.document()) == 0:
+		params = "offset"
+	}
+	e := ignored(params, fmt.Sprintf("the list of the same request holds no score at position %d", in.Offset+count))
+	e.Moving = true
+	return check, e
 }
 
 // CountError is a count that cannot be true for its request: the platform ignored
@@ -152,7 +187,8 @@ type CountError struct {
 	// Moving is set when scores leaving the set between the count and its check
 	// would explain the failure too: CountScores then counts again.
 	Moving bool
-	// Attempts is how many counts in a row failed so (when Moving).
+	// Attempts is how many counts were taken before the answer was refused (when
+	// Moving): the last two gave the same count against the same list.
 	Attempts int
 }
 
@@ -160,7 +196,7 @@ type CountError struct {
 func (e *CountError) Error() string {
 	msg := fmt.Sprintf("counting scores: the platform answered a count of %d, which cannot be true: %s", e.Count, e.Detail)
 	if e.Attempts > 1 {
-		msg += fmt.Sprintf(" (and so did the %d counts taken before it, each checked against the list)", e.Attempts-1)
+		msg += fmt.Sprintf(" (and so did the count taken before it, against the same list: %d counts in all)", e.Attempts)
 	}
 	if e.Params != "" {
 		msg += "; the platform ignored the parameter " + e.Params + " (sent both in the query string and in a JSON body)"
