@@ -134,6 +134,16 @@ type Readings struct {
 	// alias as a top-level scoreId, beside id and status, as the specification's score
 	// table lists it, and not under publisher (where the contract puts it).
 	TopLevelScoreID bool `json:"topLevelScoreId"`
+	// AuthRootSlash: GET /auth answers 301 to /auth/, where the discovery document is
+	// served, as nginx does for `location /auth/ { proxy_pass …; }` asked for without
+	// its slash, and a servlet container for its context root. A request that carries
+	// no credential may be followed on the same origin.
+	AuthRootSlash bool `json:"authRootSlash"`
+	// LoginRedirects: the administrator API answers a call with a missing, unknown,
+	// expired or invalidated session by 302 to its login page (Location
+	// <admin_url>/login, no body) instead of 401, as Spring Security's form login,
+	// Django's login_required and ASP.NET's LoginPath do.
+	LoginRedirects bool `json:"loginRedirects"`
 }
 
 // readingFields are the Readings' fields by JSON name, in declaration order.

@@ -422,3 +422,59 @@ func TestReadingTopLevelScoreID(t *testing.T) {
 		}
 	}
 }
+
+// noRedirects is a client of et's listener that follows no redirect, so that a test
+// sees the redirect itself.
+func (et *emuTester) noRedirects() *http.Client {
+	c := *et.srv.Client()
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &c
+}
+
+// TestReadingAuthRootSlash: GET /auth answers 301 to /auth/, which serves the
+// discovery document; without the reading /auth/ is not served.
+func TestReadingAuthRootSlash(t *testing.T) {
+	t.Parallel()
+	et := newEmuTester(t, Options{})
+	c := et.noRedirects()
+	if res := roundTrip(t, c, et.request(http.MethodGet, "/auth/", nil)); res.status != http.StatusNotFound {
+		t.Errorf("GET /auth/ without the reading: %d, want 404", res.status)
+	}
+	et.withReadings("authRootSlash")
+	res := roundTrip(t, c, et.request(http.MethodGet, "/auth", nil))
+	if res.status != http.StatusMovedPermanently || res.header.Get("Location") != et.srv.URL+"/auth/" {
+		t.Fatalf("GET /auth: %d to %q, want 301 to %s/auth/", res.status, res.header.Get("Location"), et.srv.URL)
+	}
+	doc := roundTrip(t, c, et.request(http.MethodGet, "/auth/", nil)).wantJSON(t, 200, "application/hal+json")
+	links := emuObject(t, doc["_links"])
+	emuWantKeys(t, links, "self", "auth:identity-providers", "auth:token")
+	if self := emuString(t, emuObject(t, links["self"])["href"]); self != et.srv.URL+"/auth/" {
+		t.Errorf("self link %q, want %s/auth/", self, et.srv.URL)
+	}
+}
+
+// TestReadingLoginRedirects: a call without a live session is answered 302 to the
+// administrator API's login page, not 401; a live session is served as ever.
+func TestReadingLoginRedirects(t *testing.T) {
+	t.Parallel()
+	et := newEmuTester(t, Options{})
+	et.withReadings("loginRedirects")
+	session := et.adminLogin(DefaultAdminName, DefaultAdminPassword)
+	c := et.noRedirects()
+	call := func(token string) *emuResponse {
+		req := et.request(http.MethodGet, et.e.AdminURL(et.srv.URL)+"/externalauth", nil)
+		req.Header.Set("token", token)
+		return roundTrip(t, c, req)
+	}
+	if res := call(session); res.status != http.StatusOK {
+		t.Errorf("a live session: %d, want 200", res.status)
+	}
+	et.control(http.MethodPost, "expire", `{"sessions": true}`).wantStatus(t, 200)
+	res := call(session)
+	if res.status != http.StatusFound || res.header.Get("Location") != et.e.AdminURL(et.srv.URL)+"/login" {
+		t.Errorf("an expired session: %d to %q, want 302 to the login page", res.status, res.header.Get("Location"))
+	}
+	if res := call(""); res.status != http.StatusFound {
+		t.Errorf("no session: %d, want 302", res.status)
+	}
+}
