@@ -144,6 +144,12 @@ type Readings struct {
 	// <admin_url>/login, no body) instead of 401, as Spring Security's form login,
 	// Django's login_required and ASP.NET's LoginPath do.
 	LoginRedirects bool `json:"loginRedirects"`
+	// BracketQueryObjects: GET /scores and the count read an object parameter in the
+	// query string only in bracket form (score[status]=idle, nested
+	// score[publisher][scoreId]=x: OpenAPI's deepObject style, Express's qs, Spring's
+	// nested binding) and answer the JSON-text form (score={…}) with 400 "request/query/
+	// score must be object". A JSON body is read as in the contract.
+	BracketQueryObjects bool `json:"bracketQueryObjects"`
 }
 
 // readingFields are the Readings' fields by JSON name, in declaration order.

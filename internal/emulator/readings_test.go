@@ -478,3 +478,47 @@ func TestReadingLoginRedirects(t *testing.T) {
 		t.Errorf("no session: %d, want 302", res.status)
 	}
 }
+
+// TestReadingBracketQueryObjects: the criteria are read in bracket form, nested too;
+// the JSON-text form is answered 400 naming the parameter; a JSON body still counts.
+func TestReadingBracketQueryObjects(t *testing.T) {
+	t.Parallel()
+	et := newEmuTester(t, Options{})
+	token := et.platformLogin(DefaultUserName, DefaultUserPassword)
+	pub := et.e.PublishingURL(et.srv.URL)
+	h := http.Header{"Authorization": {"Bearer " + token}, "Content-Type": {"application/json"}}
+	et.do(http.MethodPost, pub+"/scores", h, strings.NewReader(`{"scoreUrl":"https://cdn.example/a.sib","scoreId":"al"}`)).wantStatus(t, 200)
+	et.publishN(token, 2)
+	et.withReadings("bracketQueryObjects")
+	list := func(query, body string) *emuResponse {
+		var r io.Reader
+		if body != "" {
+			r = strings.NewReader(body)
+		}
+		return et.do(http.MethodGet, pub+"/scores?"+query, h, r)
+	}
+	for _, tc := range []struct {
+		query, body string
+		want        int
+	}{
+		{"score%5BscoreUrl%5D=https%3A%2F%2Fcdn.example%2Fa.sib", "", 2},
+		{"score[publisher][scoreId]=al", "", 1},
+		{"score[scoreId]=al", "", 1},
+		{"score[status]=nothing", "", 0},
+		{"", `{"score":{"scoreId":"al"}}`, 1},
+		{"limit=1&offset=1", "", 1},
+	} {
+		if n := len(emuArray(t, list(tc.query, tc.body).wantJSON(t, 200, "application/json")["scores"])); n != tc.want {
+			t.Errorf("%s %s: %d scores, want %d", tc.query, tc.body, n, tc.want)
+		}
+	}
+	res := list("score="+url.QueryEscape(`{"scoreId":"al"}`), "")
+	res.wantProblem(t, http.StatusBadRequest, "publishing/BAD_ARGUMENT", "score")
+	if !strings.Contains(string(res.body), "request/query/score must be object") {
+		t.Errorf("the 400 says %s", res.body)
+	}
+	count := et.do(http.MethodGet, pub+"/scores/count?score[scoreId]=al", h, nil).wantJSON(t, 200, "application/json")
+	if count["count"] != float64(1) {
+		t.Errorf("GET count in bracket form: %v, want 1", count["count"])
+	}
+}
