@@ -176,7 +176,7 @@ func newRedirectError(r *request, resp *response, target *url.URL, withCredentia
 	if target != nil {
 		e.Target = redactURL(target.String())
 		e.SameOrigin = sameHost(target, resp.url)
-		e.LoginPage = withCredential && sessionRedirect(r, resp, target)
+		e.LoginPage = withCredential && e.SameOrigin && loginPage(target)
 	}
 	return e
 }
@@ -197,8 +197,8 @@ type RedirectError struct {
 	// went to.
 	SameOrigin bool
 	// LoginPage says that the credential was redirected to a login page on the same
-	// origin (or, for an administrator call, anywhere there): a credential given with
-	// the call, or a shared one redirected again after a fresh login.
+	// origin: a credential given with the call, or a shared one redirected there
+	// again after a fresh login.
 	LoginPage bool
 	// Followed counts the redirects followed before this one (maxRedirects: a loop).
 	Followed int

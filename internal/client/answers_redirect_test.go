@@ -8,6 +8,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -205,5 +206,37 @@ func TestRedirectOfTokenToLoginPage(t *testing.T) {
 	var redirect *RedirectError
 	if !errors.As(err, &redirect) || !redirect.Credentialed || !redirect.LoginPage {
 		t.Fatalf("want a redirect error of a credentialed request to the login page, got %v", err)
+	}
+}
+
+// TestLoginPage: the login pages of the common form logins, and what is none.
+func TestLoginPage(t *testing.T) {
+	t.Parallel()
+	for path, want := range map[string]bool{
+		"/login": true, "/api/v1/login": true, "/accounts/login/": true, "/Account/Login": true, "/login.jsp": true,
+		"/auth/signin": true, "/logon.aspx": true, "/api/v1/externalauth/": false, "/auth/": false, "/loginhelp": false,
+		"/scores/login-page": false,
+	} {
+		if got := loginPage(&url.URL{Path: path}); got != want {
+			t.Errorf("%s: %v, want %v", path, got, want)
+		}
+	}
+}
+
+// TestAdminRedirectElsewhereOnItsHost: an administrator call redirected on its host,
+// not to a login page (a slash added), is taken once for an expired session (one more
+// login), then reported as a redirect of a credentialed request, not as a login page.
+func TestAdminRedirectElsewhereOnItsHost(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{})
+	c, p := env.proxiedClient()
+	p.Add(faultproxy.Fault{Path: `/externalauth$`, Respond: faultproxy.Redirect(p.URL + "/api/v1/externalauth/")})
+	_, err := c.GetExternalAuthentication(env.ctx)
+	var redirect *RedirectError
+	if !errors.As(err, &redirect) || !redirect.Credentialed || !redirect.SameOrigin || redirect.LoginPage {
+		t.Fatalf("want a same-origin redirect of a credentialed request, not a login page, got %#v", redirect)
+	}
+	if n := env.stats().Logins["admin"]; n != 2 {
+		t.Errorf("%d logins, want 2 (one more for the redirect taken as an expired session)", n)
 	}
 }

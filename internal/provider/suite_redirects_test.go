@@ -24,6 +24,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
@@ -58,6 +59,21 @@ func TestAccRedirects_discoveryRootBySlash(t *testing.T) {
 	if root == 0 || root != slash || root != grants {
 		t.Errorf("GET /auth %d times, GET /auth/ %d times, %d grants: want one of each per provider process", root, slash, grants)
 	}
+}
+
+// TestAccRedirects_discoveryRootBySlashWrongPassword: behind the same redirect, a
+// wrong password is reported as the refused login it is, not as the redirect.
+func TestAccRedirects_discoveryRootBySlashWrongPassword(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulatorWith(t, "the reading authRootSlash", emulator.Options{RenderDelay: testRenderDelay,
+		Faults: emulator.Faults{Readings: emulator.Readings{AuthRootSlash: true}}})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{{
+			Config:      redirectsConfig(providerConfigWith(emu, emulatortest.AdminPassword, "not-the-password")),
+			ExpectError: errorPattern("The platform refused the user's credentials", "check username and password"),
+		}},
+	})
 }
 
 // nginxBinary is Debian's nginx (nginx-light, as .ci/run installs it), or "".
