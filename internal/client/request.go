@@ -79,11 +79,14 @@ type response struct {
 //   - the attempts and their waits, by the retry policy (retry.go), per call (request.exit);
 //   - the bounded read of the answer;
 //   - what the answer says: redirect, *APIError, the platform's or not (answers.go);
+//   - a redirect: followed on its origin for a request without credentials, at most
+//     maxRedirects times; for a credentialed one to a login page, an expired credential;
 //   - what the network said (network_failure.go), and an unknown outcome;
 //   - the platform's clock, from the Date of an answer (clock.go).
 //
 // The shared session or token is dropped and loaded once more when rejected: with 401,
-// or with 403 when the credential is one loaded before this call, which may have
+// with a redirect on its origin to a login page (any such redirect of an administrator
+// call), or with 403 when the credential is one loaded before this call, which may have
 // expired since (the specification shows neither status; a platform may answer an
 // expired session with 403, and only a 403 to a fresh credential says that the account
 // lacks a right). A 2xx body is decoded into out (when non-nil), out of its wrapper

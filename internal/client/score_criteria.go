@@ -42,23 +42,23 @@ func (f criteriaForm) String() string {
 	return "a JSON body"
 }
 
-// criteriaEncoding is how this platform takes criteria: learned from the first call
+// criteriaCodec is how this platform takes criteria: learned from the first call
 // whose answer shows it, shared by every call of the client.
-type criteriaEncoding struct {
+type criteriaCodec struct {
 	learned atomic.Int32 // the form + 1; 0 while none is known
 	once    sync.Once
 	finding chan struct{} // held by the one call finding the form
 }
 
 // form returns the form learned, and whether one is.
-func (e *criteriaEncoding) form() (criteriaForm, bool) {
+func (e *criteriaCodec) form() (criteriaForm, bool) {
 	n := e.learned.Load()
 	return criteriaForm(max(n-1, 0)), n > 0
 }
 
 // find waits until no other call is finding the form (or ctx ends), and returns the
 // release of this call's turn.
-func (e *criteriaEncoding) find(ctx context.Context) (release func(), err error) {
+func (e *criteriaCodec) find(ctx context.Context) (release func(), err error) {
 	e.once.Do(func() { e.finding = make(chan struct{}, 1) })
 	select {
 	case e.finding <- struct{}{}:
