@@ -209,3 +209,26 @@ func TestBracketParams(t *testing.T) {
 		t.Errorf("got %s, want %s", got, want)
 	}
 }
+
+// TestCriteriaInBracketFormWithCountByGet: the bracket platform that counts only with
+// GET (contract §V3): the GET count, which carries no body, finds the bracket form,
+// and the count is right.
+func TestCriteriaInBracketFormWithCountByGet(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{})
+	twice := criteriaScores(t, env)
+	env.emu.SetFaults(emulator.Faults{Readings: emulator.Readings{BracketQueryObjects: true, CountGetOnly: true}})
+	c := env.client()
+	for range 2 {
+		n, err := c.CountScores(env.ctx, CountScoresInput{Criteria: ScoreCriteria{ScoreURL: twice}})
+		if err != nil || n != 2 {
+			t.Fatalf("count by address: %d, %v; want 2", n, err)
+		}
+	}
+	if form, known := c.criteria.form(); !known || form != criteriaBrackets {
+		t.Errorf("learned %v (known %v), want the bracket form", form, known)
+	}
+	if n := env.stats().Requests["GET "+routeScores+"/count"]; n != 3 {
+		t.Errorf("GET /scores/count %d times, want 3 (a 400, then one per count)", n)
+	}
+}
