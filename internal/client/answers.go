@@ -96,6 +96,134 @@ func isInteger(kind reflect.Kind) bool {
 	return false
 }
 
+// maxRedirects bounds the same-origin redirects followed for one request without
+// credentials: nginx's slash and a context root take one or two; five leaves room
+// for a chain of fronts and stops a loop early.
+const maxRedirects = 5
+
+// redirectTarget is the Location of a 3xx answer, resolved against the request's
+// address, and whether resp is such an answer with a Location that can be read.
+func redirectTarget(resp *response) (*url.URL, bool) {
+	if resp.status < 300 || resp.status > 399 {
+		return nil, false
+	}
+	loc := resp.header.Get("Location")
+	if loc == "" {
+		return nil, false
+	}
+	target, err := resp.url.Parse(loc)
+	if err != nil || (target.Scheme != "http" && target.Scheme != "https") {
+		return nil, false
+	}
+	return target, true
+}
+
+// carriesCredential reports whether r carries a credential: a session or token, the
+// application's basic credential, or a form (in this API a form is a login or a
+// password grant, and carries a password).
+func (r *request) carriesCredential() bool {
+	return r.auth != authNone || r.basic != "" || r.form != nil
+}
+
+// followable reports whether the redirect of r to target may be followed: r reads
+// (GET or HEAD) and target is on the scheme, host and port r went to. The statuses
+// that say "the same request, elsewhere" (301, 302, 303, 307, 308) are followed.
+func followable(r *request, resp *response, target *url.URL) bool {
+	switch resp.status {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect,
+		http.StatusPermanentRedirect:
+	default:
+		return false
+	}
+	return (r.method == http.MethodGet || r.method == http.MethodHead) && sameHost(target, resp.url)
+}
+
+// sessionRedirect reports whether the redirect of the credentialed request r to target
+// says that its credential expired: target is on the same origin, and is a login page
+// or answers an administrator call (whose API redirects only to its login form). A
+// 303 to a write that is not a login page says the write was carried out (see
+// seeOtherAfterWrite).
+func sessionRedirect(r *request, resp *response, target *url.URL) bool {
+	if !sameHost(target, resp.url) {
+		return false
+	}
+	if loginPage(target) {
+		return true
+	}
+	return r.auth == authAdmin && !seeOtherAfterWrite(r, resp)
+}
+
+// loginPage reports whether u is a login page by its path: a segment login, signin,
+// sign-in, sign_in, logon or log-in, with or without an extension (Spring Security's
+// /login, Django's /accounts/login/, ASP.NET's /Account/Login, /login.jsp).
+func loginPage(u *url.URL) bool {
+	for _, seg := range strings.Split(u.Path, "/") {
+		name, _, _ := strings.Cut(strings.ToLower(seg), ".")
+		switch name {
+		case "login", "signin", "sign-in", "sign_in", "logon", "log-in":
+			return true
+		}
+	}
+	return false
+}
+
+// newRedirectError is the error of the redirect of r that the client does not follow;
+// target is nil when the Location cannot be read.
+func newRedirectError(r *request, resp *response, target *url.URL, withCredential bool, followed int) *RedirectError {
+	e := &RedirectError{Method: r.method, Path: pathOf(resp.url), Status: resp.status,
+		Target: redactURL(resp.header.Get("Location")), Credentialed: r.carriesCredential(), Followed: followed,
+		Setting: resp.route.setting}
+	if target != nil {
+		e.Target = redactURL(target.String())
+		e.SameOrigin = sameHost(target, resp.url)
+		e.LoginPage = withCredential && e.SameOrigin && loginPage(target)
+	}
+	return e
+}
+
+// RedirectError is a redirect answer to an API call that the client did not follow.
+// It follows none of a request that carries credentials: servers never redirect an API
+// call, and a redirect would carry the credential. A request without credentials is
+// followed on the same origin only, at most maxRedirects times.
+type RedirectError struct {
+	Method, Path string
+	Status       int
+	// Target is the Location, redacted (no user information or query).
+	Target string
+	// Credentialed says that the request carried a credential (a session, a token,
+	// a password or the application's basic credential).
+	Credentialed bool
+	// SameOrigin says that the target is on the scheme, host and port the request
+	// went to.
+	SameOrigin bool
+	// LoginPage says that the credential was redirected to a login page on the same
+	// origin: a credential given with the call, or a shared one redirected there
+	// again after a fresh login.
+	LoginPage bool
+	// Followed counts the redirects followed before this one (maxRedirects: a loop).
+	Followed int
+	// Setting names the address setting the request was sent under.
+	Setting string
+}
+
+// Error names the call, where the platform redirected it, and why the client did
+// not follow.
+func (e *RedirectError) Error() string {
+	why := ""
+	switch {
+	case e.LoginPage:
+		why = "the request's credential was taken for no session: a login page on the same host (a second time, when the first was met by a fresh login)"
+	case e.Credentialed:
+		why = "the provider follows no redirect of a request that carries credentials"
+	case !e.SameOrigin:
+		why = "another scheme, host or port: the provider follows a redirect of a request without credentials only on the same origin"
+	default:
+		why = fmt.Sprintf("the request carries no credentials, and the provider followed %d redirects on the same host "+
+			"before this one, its limit", e.Followed)
+	}
+	return fmt.Sprintf("the platform redirected %s %s to %s (HTTP %d): %s", e.Method, e.Path, e.Target, e.Status, why)
+}
+
 // problem is the application/problem+json error body.
 type problem struct {
 	Code    string         `json:"code"`

@@ -51,6 +51,7 @@ type Client struct {
 	clock     platformClock   // the platform's clock, learned from Date headers (clock.go)
 	fallbacks fallbackLog     // the slower paths already reported at WARN (log.go)
 	counting  scoreCounting   // how this platform counts (score_count.go)
+	criteria  criteriaCodec   // the form of the criteria this platform takes (score_criteria.go)
 	gone      scoreGone       // what confirms that a score is gone (score_delete.go)
 	refresh   scoreRefresh    // RefreshScore's choice between GETs and one listing (score_refresh.go)
 	renders   renderWait      // WaitForRendering's shared reads (render_wait.go)

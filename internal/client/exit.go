@@ -71,7 +71,7 @@ func (c *Client) Close(ctx context.Context) error {
 }
 
 // exitLogout logs the administrator session out when the client closes (request.exit).
-// A session the server no longer knows (401) counts as logged out.
+// A session the server no longer knows (401, or its login page) counts as logged out.
 func (c *Client) exitLogout(ctx context.Context, session string) error {
 	base, err := c.adminBase()
 	if err != nil {
@@ -82,7 +82,8 @@ func (c *Client) exitLogout(ctx context.Context, session string) error {
 	var apiErr *APIError
 	var redirect *RedirectError
 	switch {
-	case err == nil, errors.As(err, &apiErr) && apiErr.Status == http.StatusUnauthorized:
+	case err == nil, errors.As(err, &apiErr) && apiErr.Status == http.StatusUnauthorized,
+		errors.As(err, &redirect) && redirect.LoginPage: // a form login's answer to a session it does not know
 	case errors.As(err, &apiErr):
 		return fmt.Errorf("administrator logout failed: GET %s answered HTTP %d", pathOf(mustParse(base+"/logout")), apiErr.Status)
 	case errors.As(err, &redirect):

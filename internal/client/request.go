@@ -79,11 +79,14 @@ type response struct {
 //   - the attempts and their waits, by the retry policy (retry.go), per call (request.exit);
 //   - the bounded read of the answer;
 //   - what the answer says: redirect, *APIError, the platform's or not (answers.go);
+//   - a redirect: followed on its origin for a request without credentials, at most
+//     maxRedirects times; for a credentialed one to a login page, an expired credential;
 //   - what the network said (network_failure.go), and an unknown outcome;
 //   - the platform's clock, from the Date of an answer (clock.go).
 //
 // The shared session or token is dropped and loaded once more when rejected: with 401,
-// or with 403 when the credential is one loaded before this call, which may have
+// with a redirect on its origin to a login page (any such redirect of an administrator
+// call), or with 403 when the credential is one loaded before this call, which may have
 // expired since (the specification shows neither status; a platform may answer an
 // expired session with 403, and only a 403 to a fresh credential says that the account
 // lacks a right). A 2xx body is decoded into out (when non-nil), out of its wrapper
@@ -91,6 +94,7 @@ type response struct {
 func (c *Client) do(ctx context.Context, r *request, out any) (*response, error) {
 	ctx = c.logContext(ctx)
 	cr := c.credentialFor(r)
+	followed := 0 // same-origin redirects followed (a request without credentials only)
 	for attempt := 1; ; attempt++ {
 		loadsBefore := c.credLoads.count()
 		var cred string
@@ -127,6 +131,34 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 			})
 			continue
 		}
+		target, redirected := redirectTarget(resp)
+		if redirected && cr != nil && attempt == 1 && sessionRedirect(r, resp, target) && cr.drop(cred) {
+			// A credentialed call sent on the same host to a login page (any redirect of
+			// an administrator call): the session expired, as a 401 would say (Spring
+			// Security's form login, Django's login_required). Log in again once and retry.
+			logDebug(ctx, "credential redirected to a login page, logging in again", map[string]any{
+				"method": r.method, "path": pathOf(resp.url), "status": resp.status, "target": redactURL(target.String()),
+			})
+			continue
+		}
+		if redirected && !r.carriesCredential() && followed < maxRedirects && followable(r, resp, target) {
+			// A request without credentials, sent on to the same scheme, host and port
+			// (nginx's 301 from /auth to /auth/, a servlet container's context root):
+			// followed, as a browser would, a bounded number of times. The answer's
+			// address is the target's, against which its relative links resolve.
+			next, to := *r, *target
+			next.query, to.User, to.RawQuery, to.ForceQuery, to.Fragment, to.RawFragment = nil, nil, "", false, "", ""
+			if target.RawQuery != "" {
+				next.query = target.Query()
+			}
+			next.url = to.String()
+			r, followed = &next, followed+1
+			logDebug(ctx, "following a redirect of a request without credentials", map[string]any{
+				"method": r.method, "path": pathOf(resp.url), "status": resp.status, "target": redactURL(target.String()),
+			})
+			attempt--
+			continue
+		}
 		if seeOtherAfterWrite(r, resp) {
 			// 303 See Other to a write, on the same host: the write was carried out
 			// (RFC 9110 §15.4.4, contract §0). It carries no value; the caller reads
@@ -138,8 +170,7 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 		if resp.status >= 300 && resp.status <= 399 {
 			// Servers never redirect an API call (contract §0), and following one would
 			// send the credential to wherever it points.
-			return resp, &RedirectError{Method: r.method, Path: pathOf(resp.url), Status: resp.status,
-				Target: redactURL(resp.header.Get("Location"))}
+			return resp, newRedirectError(r, resp, target, cr != nil, followed)
 		}
 		if resp.status < 200 || resp.status > 299 {
 			apiErr := parseAPIError(r.method, resp)
@@ -406,18 +437,3 @@ func (e *UnknownOutcomeError) Error() string {
 
 // Unwrap returns the transport error.
 func (e *UnknownOutcomeError) Unwrap() error { return e.Err }
-
-// RedirectError is a redirect answer to an API call. The client follows none:
-// servers never redirect an API call, and a redirect would carry the credential.
-type RedirectError struct {
-	Method, Path string
-	Status       int
-	// Target is the Location, redacted (no user information or query).
-	Target string
-}
-
-// Error names the call and where the platform redirected it.
-func (e *RedirectError) Error() string {
-	return fmt.Sprintf("the platform redirected %s %s to %s (HTTP %d); the provider follows no redirect, since the "+
-		"request carries credentials", e.Method, e.Path, e.Target, e.Status)
-}

@@ -31,13 +31,10 @@ func (c *Client) CountScores(ctx context.Context, in CountScoresInput) (int, err
 	if in.Limit < 0 || in.Offset < 0 {
 		return 0, fmt.Errorf("counting scores: offset %d and limit %d must not be negative", in.Offset, in.Limit)
 	}
-	q, body, err := scoreQueryParams(in.Criteria, in.Offset, in.Limit)
-	if err != nil {
-		return 0, err
-	}
+	q, body, criteria := scoreQueryParams(in.Criteria, in.Offset, in.Limit)
 	var last *countCheck
 	for attempt := 1; ; attempt++ {
-		count, bodySent, err := c.countOnce(ctx, base, q, body)
+		count, bodySent, err := c.countOnce(ctx, base, q, body, criteria)
 		if err != nil {
 			return 0, err
 		}
@@ -92,7 +89,8 @@ type countCheck struct {
 
 // countOnce asks the platform for the count once, and says whether the request that
 // counted carried the body.
-func (c *Client) countOnce(ctx context.Context, base string, q url.Values, body map[string]any) (count int, bodySent bool, err error) {
+func (c *Client) countOnce(ctx context.Context, base string, q url.Values, body map[string]any,
+	criteria map[string]string) (count int, bodySent bool, err error) {
 	var out *int
 	// Counting changes nothing, so it is safe to repeat. The specification lists the
 	// count as POST and shows GET in its example (contract §V3): after a 405 to the
@@ -105,7 +103,7 @@ func (c *Client) countOnce(ctx context.Context, base string, q url.Values, body 
 			req.body = nil // a GET carries a body only once the platform asked for one
 		}
 	}
-	_, err = c.do(ctx, req, &out)
+	err = c.withCriteria(ctx, req, criteria, body, &out)
 	if statusOf(err) == http.StatusMethodNotAllowed && req.method == http.MethodPost {
 		c.counting.byGet.Store(true)
 		c.warnFallback(ctx, "count-get", "the platform counts scores with GET (POST answered 405); using GET from now on", nil)
@@ -113,7 +111,7 @@ func (c *Client) countOnce(ctx context.Context, base string, q url.Values, body 
 		if !c.getBodyShown() {
 			req.body = nil
 		}
-		_, err = c.do(ctx, req, &out)
+		err = c.withCriteria(ctx, req, criteria, body, &out)
 	}
 	if err != nil {
 		return 0, false, c.addressError(c.publishingSetting(), base, "/scores/count", err)
@@ -121,7 +119,8 @@ func (c *Client) countOnce(ctx context.Context, base string, q url.Values, body 
 	if out == nil {
 		return 0, false, errors.New("counting scores: the answer holds no count")
 	}
-	return *out, req.body != nil, nil
+	form, _ := c.criteria.form()
+	return *out, req.body != nil || (form == criteriaBody && len(criteria) > 0), nil
 }
 
 // checkCount refuses a count that cannot be true for the request (contract §V4): a

@@ -231,24 +231,21 @@ func (c *Client) ListScores(ctx context.Context, in ListScoresInput) ([]*Score, 
 	if in.Offset < 0 {
 		return nil, fmt.Errorf("listing scores: offset %d is negative", in.Offset)
 	}
-	q, body, err := scoreQueryParams(in.Criteria, in.Offset, in.Limit)
-	if err != nil {
-		return nil, err
-	}
+	q, body, criteria := scoreQueryParams(in.Criteria, in.Offset, in.Limit)
 	var out []*Score
 	req := &request{method: http.MethodGet, url: base + "/scores", query: q, auth: authPlatform, wrapper: "scores"}
 	if c.getBodyShown() {
 		req.body = body
 	}
-	if _, err := c.do(ctx, req, &out); err != nil {
+	if err := c.withCriteria(ctx, req, criteria, body, &out); err != nil {
 		return nil, c.addressError(c.publishingSetting(), base, "/scores", err)
 	}
-	if req.body == nil && len(body) > 0 && ignoredQuery(in, out) {
+	if form, _ := c.criteria.form(); req.body == nil && form != criteriaBody && len(body) > 0 && ignoredQuery(in, out) {
 		// The platform showed that it reads the parameters from a body only (contract
 		// §V2): from now on they travel in one too, and this page is read again.
 		c.showGetBody(ctx, "a list answered more scores than its limit, or scores its criteria exclude")
 		req.body, out = body, nil
-		if _, err := c.do(ctx, req, &out); err != nil {
+		if err := c.withCriteria(ctx, req, criteria, body, &out); err != nil {
 			return nil, c.addressError(c.publishingSetting(), base, "/scores", err)
 		}
 	}
@@ -290,11 +287,12 @@ func (c *Client) showGetBody(ctx context.Context, why string) {
 // getBodyFallback is the kind of the GET body in Client.fallbacks.
 const getBodyFallback = "get-body"
 
-// scoreQueryParams are the parameters of a list or count call, both in the query
-// string and as a JSON body: a platform may read them from either only (contract
-// §V1, §V2), and the contract's platform lets the body win when both carry them.
-// A zero offset or limit is left out (the platform's default).
-func scoreQueryParams(criteria ScoreCriteria, offset, limit int) (url.Values, map[string]any, error) {
+// scoreQueryParams are the parameters of a list or count call: offset and limit in
+// the query string, all of them as a JSON body, and the criteria, which withCriteria
+// adds to the query in the form the platform takes: a platform may read them from
+// either only (contract §V1, §V2), and the contract's platform lets the body win when
+// both carry them. A zero offset or limit is left out (the platform's default).
+func scoreQueryParams(criteria ScoreCriteria, offset, limit int) (url.Values, map[string]any, map[string]string) {
 	q, body := url.Values{}, map[string]any{}
 	if offset > 0 {
 		q.Set("offset", strconv.Itoa(offset))
@@ -304,15 +302,11 @@ func scoreQueryParams(criteria ScoreCriteria, offset, limit int) (url.Values, ma
 		q.Set("limit", strconv.Itoa(limit))
 		body["limit"] = limit
 	}
-	if doc := criteria.document(); len(doc) > 0 {
-		b, err := json.Marshal(doc)
-		if err != nil {
-			return nil, nil, err
-		}
-		q.Set("score", string(b))
+	doc := criteria.document()
+	if len(doc) > 0 {
 		body["score"] = doc
 	}
-	return q, body, nil
+	return q, body, doc
 }
 
 // ListAllScores collects AllScores into a slice.

@@ -180,6 +180,12 @@ func (e *Emulator) withSession(next func(http.ResponseWriter, *http.Request, str
 			ok = false
 		}
 		e.admin.mu.Unlock()
+		if !ok && e.readings().LoginRedirects {
+			// A form login's answer to a call without a live session: its login page.
+			w.Header().Set("Location", baseURL(r)+AdminPath+"/login")
+			w.WriteHeader(http.StatusFound)
+			return
+		}
 		if !ok {
 			status := http.StatusUnauthorized
 			code := "UNAUTHORIZED"

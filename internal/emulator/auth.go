@@ -140,6 +140,7 @@ func (a *authState) expireAll() {
 func (e *Emulator) routeAuth() {
 	e.auth.lifetime = e.opts.TokenLifetime
 	e.handle("GET "+authPath, e.handleAuthRoot)
+	e.handle("GET "+authPath+"/{$}", e.handleAuthRootSlash)
 	for i, home := range tokenHomes {
 		e.handle("GET "+home.identityProviders, e.atHome(i, e.handleIdentityProviders))
 		e.handle("POST "+home.ropc, e.atHome(i, e.handlePasswordGrant))
@@ -178,9 +179,34 @@ type link struct {
 func links(href string) []link { return []link{{Href: href}} }
 
 func (e *Emulator) handleAuthRoot(w http.ResponseWriter, r *http.Request) {
+	if e.readings().AuthRootSlash {
+		// nginx's answer to a location ending in a slash asked for without it.
+		w.Header().Set("Location", baseURL(r)+authPath+"/")
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusMovedPermanently)
+		_, _ = w.Write([]byte("<html>\r\n<head><title>301 Moved Permanently</title></head>\r\n<body>\r\n" +
+			"<center><h1>301 Moved Permanently</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"))
+		return
+	}
+	e.writeAuthRoot(w, r, authPath)
+}
+
+// handleAuthRootSlash serves the discovery document at /auth/ under the reading
+// authRootSlash; without it, /auth/ is an address the platform does not serve.
+func (e *Emulator) handleAuthRootSlash(w http.ResponseWriter, r *http.Request) {
+	if !e.readings().AuthRootSlash {
+		writeProblem(w, http.StatusNotFound, namespaceFor(r.URL.Path), "NOT_FOUND", "no resource at "+r.URL.Path,
+			map[string]any{"path": r.URL.Path})
+		return
+	}
+	e.writeAuthRoot(w, r, authPath+"/")
+}
+
+// writeAuthRoot writes the discovery document, its self link at path.
+func (e *Emulator) writeAuthRoot(w http.ResponseWriter, r *http.Request, path string) {
 	base, home := e.authBase(r), e.auth.home()
 	writeHAL(w, http.StatusOK, map[string]any{"_links": map[string]any{
-		"self":                    link{Href: base + authPath},
+		"self":                    link{Href: base + path},
 		"auth:identity-providers": links(base + home.identityProviders),
 		"auth:token":              []link{{Href: base + home.tokenInfo, Name: "current"}},
 	}})

@@ -26,6 +26,42 @@ type badParam struct {
 type scoreParams struct {
 	body  map[string]any // nil without a body
 	query url.Values
+	// brackets holds the object parameters of the query in bracket form
+	// (score[status]=idle, score[publisher][scoreId]=x), under the reading
+	// bracketQueryObjects, which reads objects in the query in no other form.
+	brackets map[string]any
+	// bracketsOnly refuses an object sent as JSON text in the query.
+	bracketsOnly bool
+}
+
+// bracketObjects folds the query's parameters in bracket form, name[a][b]=v, into
+// nested objects of strings, as qs and OpenAPI's deepObject style read them. A
+// parameter given twice keeps its first value.
+func bracketObjects(query url.Values) map[string]any {
+	out := map[string]any{}
+	for key, values := range query {
+		open := strings.IndexByte(key, '[')
+		if open <= 0 || !strings.HasSuffix(key, "]") || len(values) == 0 {
+			continue
+		}
+		names := append([]string{key[:open]}, strings.Split(key[open+1:len(key)-1], "][")...)
+		node := out
+		for i, name := range names {
+			if i == len(names)-1 {
+				if _, taken := node[name]; !taken {
+					node[name] = values[0]
+				}
+				break
+			}
+			inner, ok := node[name].(map[string]any)
+			if !ok {
+				inner = map[string]any{}
+				node[name] = inner
+			}
+			node = inner
+		}
+	}
+	return out
 }
 
 // readScoreParams reads the query string and the optional JSON object body. On failure it
@@ -81,6 +117,12 @@ type param struct {
 func (p *scoreParams) lookup(path string) (param, bool, *badParam) {
 	names := strings.Split(path, ".")
 	if v, found, bad := walkParams(p.body, names, ""); bad != nil || found {
+		return param{value: v}, found, bad
+	}
+	if v, found, bad := walkParams(p.brackets, names, ""); bad != nil || found {
+		if text, isText := v.(string); isText {
+			return param{text: text, isText: true}, true, nil
+		}
 		return param{value: v}, found, bad
 	}
 	if p.query.Has(path) {
@@ -186,6 +228,10 @@ func (p *scoreParams) object(path string) (map[string]any, bool, *badParam) {
 		return nil, false, bad
 	}
 	value := v.value
+	if v.isText && p.bracketsOnly {
+		// ajv's words behind an Express or Fastify route that reads objects with qs.
+		return nil, false, &badParam{path, "request/query/" + path + " must be object"}
+	}
 	if v.isText {
 		var err error
 		if value, err = decodeParamJSON([]byte(v.text)); err != nil {

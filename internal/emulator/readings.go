@@ -134,6 +134,22 @@ type Readings struct {
 	// alias as a top-level scoreId, beside id and status, as the specification's score
 	// table lists it, and not under publisher (where the contract puts it).
 	TopLevelScoreID bool `json:"topLevelScoreId"`
+	// AuthRootSlash: GET /auth answers 301 to /auth/, where the discovery document is
+	// served, as nginx does for `location /auth/ { proxy_pass …; }` asked for without
+	// its slash, and a servlet container for its context root. A request that carries
+	// no credential may be followed on the same origin.
+	AuthRootSlash bool `json:"authRootSlash"`
+	// LoginRedirects: the administrator API answers a call with a missing, unknown,
+	// expired or invalidated session by 302 to its login page (Location
+	// <admin_url>/login, no body) instead of 401, as Spring Security's form login,
+	// Django's login_required and ASP.NET's LoginPath do.
+	LoginRedirects bool `json:"loginRedirects"`
+	// BracketQueryObjects: GET /scores and the count read an object parameter in the
+	// query string only in bracket form (score[status]=idle, nested
+	// score[publisher][scoreId]=x: OpenAPI's deepObject style, Express's qs, Spring's
+	// nested binding) and answer the JSON-text form (score={…}) with 400 "request/query/
+	// score must be object". A JSON body is read as in the contract.
+	BracketQueryObjects bool `json:"bracketQueryObjects"`
 }
 
 // readingFields are the Readings' fields by JSON name, in declaration order.

@@ -422,3 +422,103 @@ func TestReadingTopLevelScoreID(t *testing.T) {
 		}
 	}
 }
+
+// noRedirects is a client of et's listener that follows no redirect, so that a test
+// sees the redirect itself.
+func (et *emuTester) noRedirects() *http.Client {
+	c := *et.srv.Client()
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &c
+}
+
+// TestReadingAuthRootSlash: GET /auth answers 301 to /auth/, which serves the
+// discovery document; without the reading /auth/ is not served.
+func TestReadingAuthRootSlash(t *testing.T) {
+	t.Parallel()
+	et := newEmuTester(t, Options{})
+	c := et.noRedirects()
+	if res := roundTrip(t, c, et.request(http.MethodGet, "/auth/", nil)); res.status != http.StatusNotFound {
+		t.Errorf("GET /auth/ without the reading: %d, want 404", res.status)
+	}
+	et.withReadings("authRootSlash")
+	res := roundTrip(t, c, et.request(http.MethodGet, "/auth", nil))
+	if res.status != http.StatusMovedPermanently || res.header.Get("Location") != et.srv.URL+"/auth/" {
+		t.Fatalf("GET /auth: %d to %q, want 301 to %s/auth/", res.status, res.header.Get("Location"), et.srv.URL)
+	}
+	doc := roundTrip(t, c, et.request(http.MethodGet, "/auth/", nil)).wantJSON(t, 200, "application/hal+json")
+	links := emuObject(t, doc["_links"])
+	emuWantKeys(t, links, "self", "auth:identity-providers", "auth:token")
+	if self := emuString(t, emuObject(t, links["self"])["href"]); self != et.srv.URL+"/auth/" {
+		t.Errorf("self link %q, want %s/auth/", self, et.srv.URL)
+	}
+}
+
+// TestReadingLoginRedirects: a call without a live session is answered 302 to the
+// administrator API's login page, not 401; a live session is served as ever.
+func TestReadingLoginRedirects(t *testing.T) {
+	t.Parallel()
+	et := newEmuTester(t, Options{})
+	et.withReadings("loginRedirects")
+	session := et.adminLogin(DefaultAdminName, DefaultAdminPassword)
+	c := et.noRedirects()
+	call := func(token string) *emuResponse {
+		req := et.request(http.MethodGet, et.e.AdminURL(et.srv.URL)+"/externalauth", nil)
+		req.Header.Set("token", token)
+		return roundTrip(t, c, req)
+	}
+	if res := call(session); res.status != http.StatusOK {
+		t.Errorf("a live session: %d, want 200", res.status)
+	}
+	et.control(http.MethodPost, "expire", `{"sessions": true}`).wantStatus(t, 200)
+	res := call(session)
+	if res.status != http.StatusFound || res.header.Get("Location") != et.e.AdminURL(et.srv.URL)+"/login" {
+		t.Errorf("an expired session: %d to %q, want 302 to the login page", res.status, res.header.Get("Location"))
+	}
+	if res := call(""); res.status != http.StatusFound {
+		t.Errorf("no session: %d, want 302", res.status)
+	}
+}
+
+// TestReadingBracketQueryObjects: the criteria are read in bracket form, nested too;
+// the JSON-text form is answered 400 naming the parameter; a JSON body still counts.
+func TestReadingBracketQueryObjects(t *testing.T) {
+	t.Parallel()
+	et := newEmuTester(t, Options{})
+	token := et.platformLogin(DefaultUserName, DefaultUserPassword)
+	pub := et.e.PublishingURL(et.srv.URL)
+	h := http.Header{"Authorization": {"Bearer " + token}, "Content-Type": {"application/json"}}
+	et.do(http.MethodPost, pub+"/scores", h, strings.NewReader(`{"scoreUrl":"https://cdn.example/a.sib","scoreId":"al"}`)).wantStatus(t, 200)
+	et.publishN(token, 2)
+	et.withReadings("bracketQueryObjects")
+	list := func(query, body string) *emuResponse {
+		var r io.Reader
+		if body != "" {
+			r = strings.NewReader(body)
+		}
+		return et.do(http.MethodGet, pub+"/scores?"+query, h, r)
+	}
+	for _, tc := range []struct {
+		query, body string
+		want        int
+	}{
+		{"score%5BscoreUrl%5D=https%3A%2F%2Fcdn.example%2Fa.sib", "", 2},
+		{"score[publisher][scoreId]=al", "", 1},
+		{"score[scoreId]=al", "", 1},
+		{"score[status]=nothing", "", 0},
+		{"", `{"score":{"scoreId":"al"}}`, 1},
+		{"limit=1&offset=1", "", 1},
+	} {
+		if n := len(emuArray(t, list(tc.query, tc.body).wantJSON(t, 200, "application/json")["scores"])); n != tc.want {
+			t.Errorf("%s %s: %d scores, want %d", tc.query, tc.body, n, tc.want)
+		}
+	}
+	res := list("score="+url.QueryEscape(`{"scoreId":"al"}`), "")
+	res.wantProblem(t, http.StatusBadRequest, "publishing/BAD_ARGUMENT", "score")
+	if !strings.Contains(string(res.body), "request/query/score must be object") {
+		t.Errorf("the 400 says %s", res.body)
+	}
+	count := et.do(http.MethodGet, pub+"/scores/count?score[scoreId]=al", h, nil).wantJSON(t, 200, "application/json")
+	if count["count"] != float64(1) {
+		t.Errorf("GET count in bracket form: %v, want 1", count["count"])
+	}
+}

@@ -675,6 +675,9 @@ func (e *Emulator) readQueryParams(w http.ResponseWriter, r *http.Request) (*sco
 	case readings.BodyParamsOnly:
 		params.query = url.Values{}
 	}
+	if e.readings().BracketQueryObjects {
+		params.brackets, params.bracketsOnly = bracketObjects(params.query), true
+	}
 	return params, true
 }
 

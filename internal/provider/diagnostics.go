@@ -61,10 +61,7 @@ func causeLead(err error) string {
 	case errors.Is(err, context.Canceled):
 		return interruptedLead
 	case errors.As(err, &redirectErr):
-		return fmt.Sprintf("The platform redirected %s %s to %s (HTTP %d); the provider follows no redirect, since the "+
-			"request carries credentials, and sent nothing there. Set the address setting (platform_url, publishing_url, "+
-			"admin_url or registry_url) to the platform's own address, where it answers without a redirect.",
-			redirectErr.Method, redirectErr.Path, redirectErr.Target, redirectErr.Status)
+		return redirectLead(redirectErr)
 	case errors.As(err, &foreignHost) && foreignHost.Host != "":
 		return foreignHostLead(foreignHost)
 	case errors.As(err, &foreignHost):
@@ -467,4 +464,36 @@ func certificatePairLead(certPEM, keyPEM string) string {
 		return " Set both client_cert_pem and client_key_pem, or neither."
 	}
 	return ""
+}
+
+// redirectLead is the lead of a redirect the client did not follow. It says whether
+// the request carried credentials, and names a setting only where one can end the
+// redirect: another host, or a path, that an address setting can name.
+func redirectLead(e *client.RedirectError) string {
+	setting := e.Setting
+	if setting == "" {
+		setting = "the address setting (platform_url, publishing_url, admin_url or registry_url)"
+	}
+	switch {
+	case e.LoginPage:
+		return fmt.Sprintf("The platform sent %s %s to its login page %s (HTTP %d): it took the provider's credential for no "+
+			"session, even one from a fresh login, so the provider stopped. No provider setting changes this: ask the "+
+			"platform's operators whether the API takes the account's session on this call.", e.Method, e.Path, e.Target, e.Status)
+	case e.Credentialed && !e.SameOrigin:
+		return fmt.Sprintf("The platform redirected %s %s to another host, %s (HTTP %d); the request carries credentials, so "+
+			"the provider sent nothing there. If that is the platform's own address, set %s to it.", e.Method, e.Path,
+			e.Target, e.Status, setting)
+	case e.Credentialed:
+		return fmt.Sprintf("The platform redirected %s %s to %s on the same host (HTTP %d); the request carries credentials, "+
+			"and the API never redirects a call, so the provider did not follow. If the platform moved the API there, set "+
+			"%s to its new address; otherwise a proxy in front of the platform redirects it: ask its operators.", e.Method,
+			e.Path, e.Target, e.Status, setting)
+	case !e.SameOrigin:
+		return fmt.Sprintf("The platform redirected %s %s, a request without credentials, to another host, %s (HTTP %d); "+
+			"the provider follows a redirect only on the scheme, host and port it asked. If that is the platform's own "+
+			"address, set %s to it.", e.Method, e.Path, e.Target, e.Status, setting)
+	}
+	return fmt.Sprintf("The platform redirected %s %s, a request without credentials, again and again on its own host (last "+
+		"to %s, HTTP %d): a redirect loop, which the provider left after %d redirects. No provider setting ends it: ask "+
+		"the platform's operators, or those of the proxy in front of it.", e.Method, e.Path, e.Target, e.Status, e.Followed)
 }
