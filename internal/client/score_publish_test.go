@@ -168,22 +168,45 @@ func TestPublishWithUnknownOutcome(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 
-	// Without an alias, every lost answer is followed by a look for the score by its
-	// scoreUrl; when none was created, the publish is sent again, max_retries times.
-	t.Run("no alias, nothing created", func(t *testing.T) {
+	// Without an alias, a lost answer is followed by a look for the score by its
+	// scoreUrl, in a listing read again until the publish is ListingLagBound old on the
+	// client's clock (a listing may lag); a score not found leaves the outcome unknown,
+	// and the publish is never sent again on the listing's word. Before, it was sent
+	// again max_retries times, one listing each.
+	t.Run("no alias, nothing listed", func(t *testing.T) {
 		t.Parallel()
 		f := newProxiedPlatform(t, emulator.Options{})
 		f.handle("POST "+routeScores, func(w http.ResponseWriter, r *http.Request) { dropConnection(w) })
 		cfg := f.config()
 		cfg.MaxRetries = 2
+		clk := newFakeClock(time.Now())
+		cfg.clock = clk
 		c := newTestClient(t, cfg)
-		_, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: "https://cdn/a.sib"})
-		var u *UnknownOutcomeError
-		if !errors.As(err, &u) || !strings.Contains(err.Error(), "score may have been created") {
-			t.Fatalf("got %v", err)
+		start := clk.Now()
+		done := make(chan error, 1)
+		go func() {
+			_, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: "https://cdn/a.sib"})
+			done <- err
+		}()
+		var err error
+		for waited := false; !waited; {
+			select {
+			case err = <-done:
+				waited = true
+			case <-time.After(10 * time.Millisecond):
+				clk.Wake() // the look-up's pauses pass on the client's clock only
+			}
 		}
-		if p, l := f.count("POST "+routeScores), f.count("GET "+routeScores); p != 3 || l != 3 {
-			t.Errorf("POST %d, list %d, want 3 and 3", p, l)
+		var u *UnknownOutcomeError
+		if !errors.As(err, &u) || !strings.Contains(err.Error(), "score may have been created") ||
+			!strings.Contains(err.Error(), "was not sent again") {
+			t.Fatalf("got %v, want an unknown outcome, not sent again", err)
+		}
+		if p, l := f.count("POST "+routeScores), f.count("GET "+routeScores); p != 1 || l < 2 {
+			t.Errorf("POST %d, list %d, want 1 and at least 2 (the listing read again within the bound)", p, l)
+		}
+		if d := clk.Now().Sub(start); d < ListingLagBound {
+			t.Errorf("the look-up ended %s after the publish on the client's clock, before ListingLagBound (%s)", d, ListingLagBound)
 		}
 	})
 
