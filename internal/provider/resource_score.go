@@ -473,9 +473,12 @@ func publishHint(err error, alias string) string {
 			"may be this one. Import the one this resource should manage (terraform import <resource address> %s) and "+
 			"delete the others, or delete all of them and apply again.", ambiguous.IDs[0])
 	case client.IsUnknownOutcome(err) && alias == "":
-		return "The platform may have published the score although its answer was lost or could not be read. Before applying " +
-			"again, find it (data source mediaplatform_scores with score_url set to this address) and import it with " +
-			"`terraform import` and its UUID, or delete it; setting score_id lets the provider recognise its own score by itself."
+		return "Before applying again, import the score this publish may have created, or delete it: applying again as it " +
+			"is publishes a second copy if the platform published the first. Its answer was lost or could not be read, and " +
+			"looking for it by its score_url in the platform's listing, which may lag a publish, found none (or failed: see " +
+			"the cause), so the provider recorded nothing and did not publish again. Find it with the data source mediaplatform_scores " +
+			"(score_url set to this address) and import it with `terraform import` and its UUID. Give the resource a " +
+			"score_id, with adopt_unrecorded = true, so that the next lost answer is settled by the alias alone."
 	case client.IsUnknownOutcome(err):
 		return fmt.Sprintf("The platform may have published the score although its answer was lost, and looking it up by its "+
 			"alias failed too. Before applying again, check whether a score with alias %q exists and import it with "+
