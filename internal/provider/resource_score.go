@@ -263,10 +263,12 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 	defer cancel()
 
 	// A publish already on the wire when Terraform is interrupted (Ctrl-C) may finish,
-	// for at most stopGrace more, so that its result reaches the state instead of
-	// leaving an orphan on the platform that the next apply would publish again; one
-	// still on the wire then is cut, and the next run finds it by its alias.
-	publishCtx, stopPublish := withGrace(ctx, stopGrace)
+	// for at most publishGrace more, so that its result reaches the state instead of
+	// leaving an orphan on the platform that the next apply would publish again. One
+	// still on the wire then is cut and settled within publishSettle: the score it can
+	// have created is looked up as for a lost answer, and recorded when found; only
+	// what that cannot settle is left as an unknown outcome.
+	publishCtx, stopPublish := withGrace(ctx, publishGrace)
 	score, err := r.client.PublishScore(publishCtx, client.PublishScoreInput{
 		ScoreURL:  plan.ScoreURL.ValueString(),
 		Alias:     plan.ScoreID.ValueString(),
@@ -274,10 +276,15 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 	})
 	stopPublish()
 	if err != nil && cutByStopBound(publishCtx) {
-		resp.Diagnostics.AddError("Unable to publish score", stopBoundLead("the publish of this score")+"\n\n"+
-			plan.detail(stopBoundPublishHint(plan.ScoreID.ValueString(), plan.AdoptUnrecorded.ValueBool()))+
-			"\n\nCause: "+err.Error())
-		return
+		settleCtx, stopSettle := context.WithTimeout(context.WithoutCancel(ctx), publishSettle)
+		score, err = r.client.SettlePublish(settleCtx, err)
+		stopSettle()
+		if err != nil {
+			resp.Diagnostics.AddError("Unable to publish score", stopBoundLead("the publish of this score", publishGrace)+"\n\n"+
+				plan.detail(stopBoundPublishHint(plan.ScoreID.ValueString(), plan.AdoptUnrecorded.ValueBool()))+
+				"\n\nCause: "+err.Error())
+			return
+		}
 	}
 	adopted := false
 	if err != nil && client.IsConflict(err) {
