@@ -231,8 +231,8 @@ func sameScoreURL(a, b string) bool { return a == b }
 // judged on the platform's clock (PlatformTime) with ClockTolerance: another
 // configuration may hold a score of the same alias or address, created before, and
 // adopting it would give one score to two states. With an alias, the score under the
-// alias must also have the same scoreUrl; an older one, or one of another scoreUrl,
-// is the conflict the platform's 409 would have reported. An alias that answers 404
+// alias must also have the same scoreUrl and options; an older one, or one of another
+// scoreUrl or transpose, is the conflict the platform's 409 would have reported. An alias that answers 404
 // created nothing (a publish sent again meets the platform's 409 if it did: the alias
 // is unique); it is read again until the publish is ReadLagWindow old once the
 // platform has shown lagging reads in this process, or answered 409 for an alias its
@@ -274,6 +274,9 @@ func (c *Client) recoverPublish(ctx context.Context, in PublishScoreInput, sent 
 			return nil, fmt.Errorf("publishing score with alias %q: %w (and looking the alias up failed: %w)", in.Alias, cause, err)
 		case !sameScoreURL(s.ScoreURL, in.ScoreURL):
 			return nil, aliasConflict(in.Alias, fmt.Sprintf("is already used by score %s with another scoreUrl", s.ID))
+		case s.Transpose != in.Transpose:
+			return nil, aliasConflict(in.Alias, fmt.Sprintf("is already used by score %s with other options (transpose %t)",
+				s.ID, s.Transpose))
 		case s.CreatedAt.Before(since()):
 			return nil, aliasConflict(in.Alias, fmt.Sprintf("is already used by score %s, published at %s, before this "+
 				"publish was sent (%s on the platform's clock): another configuration or an earlier run manages it",

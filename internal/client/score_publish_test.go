@@ -81,6 +81,25 @@ func TestPublishRecoveryAdoptsOnlyWhatThisRunCreated(t *testing.T) {
 		}
 	})
 
+	// A score under the alias created since the publish was sent, of the same address
+	// but with other options, is not this publish's: adopting it would give the state
+	// a transpose the score does not have.
+	t.Run("alias held by a new score with other options", func(t *testing.T) {
+		t.Parallel()
+		f := newProxiedPlatform(t, emulator.Options{})
+		f.handle("POST "+routeScores, func(w http.ResponseWriter, _ *http.Request) { dropConnection(w) })
+		f.handle("GET "+routeScores+"/transposed", func(w http.ResponseWriter, _ *http.Request) {
+			s := freshScoreJSON("other", "transposed", "idle")
+			s["options"] = map[string]any{"transpose": true}
+			writeJSON(w, map[string]any{"score": s})
+		})
+		c := newTestClient(t, f.config())
+		s, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: "https://cdn/a.sib", Alias: "transposed"})
+		if !IsConflict(err) || !strings.Contains(err.Error(), "other options") {
+			t.Fatalf("got %+v, %v; want a conflict naming the options", s, err)
+		}
+	})
+
 	t.Run("several new scores of the address", func(t *testing.T) {
 		t.Parallel()
 		f := newProxiedPlatform(t, emulator.Options{})
