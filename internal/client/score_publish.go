@@ -216,7 +216,7 @@ func (s sentAt) onPlatform(c *Client) time.Time {
 // served from a search index refreshed about every second while a GET by id is
 // real-time, so a score created moments ago may be missing from it although nothing
 // the platform answers ever shows a lag. It is judged on the client's monotonic clock
-// from when the publish was first sent.
+// from when the look-up began (the score, if any, was created before).
 const ListingLagBound = 2 * time.Second
 
 // sameScoreURL reports whether two score addresses name the same score file: the one
@@ -241,21 +241,23 @@ func sameScoreURL(a, b string) bool { return a == b }
 // Without an alias, the scores of that scoreUrl are listed: exactly one new one is
 // adopted, several are an error that lists them. A listing may lag (a search index),
 // and nothing would stop a second copy, so absence there never proves that nothing
-// was created: the listing is read again until the publish is ListingLagBound old
-// (ReadLagWindow once the platform has shown lag), and a score still not found leaves
-// the outcome unknown (an error wrapping cause); the publish is not sent again.
+// was created: the listing is read again for ListingLagBound (and until the publish is
+// ReadLagWindow old once the platform has shown lag), and a score still not found
+// leaves the outcome unknown (an error wrapping cause); the publish is not sent again.
 func (c *Client) recoverPublish(ctx context.Context, in PublishScoreInput, sent sentAt, cause error) (*Score, error) {
 	since := func() time.Time {
 		return sent.onPlatform(c).Add(-ClockTolerance) // after the look-up, whose answer set the clock
 	}
 	doubt := c.lagShown() || IsConflict(cause)
-	bound := ListingLagBound
+	// The score exists, if at all, by the time its answer failed: an index refreshed
+	// within ListingLagBound of that shows it, however long the request took.
+	deadline := c.local.Now().Add(ListingLagBound)
 	if doubt {
-		bound = ReadLagWindow
+		deadline = later(deadline, sent.mono.Add(ReadLagWindow))
 	}
 	pause := 250 * time.Millisecond
 	again := func() bool {
-		left := bound - c.local.Now().Sub(sent.mono)
+		left := deadline.Sub(c.local.Now())
 		if left <= 0 || c.local.Sleep(ctx, min(pause, left)) != nil {
 			return false
 		}
