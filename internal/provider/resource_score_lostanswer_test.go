@@ -28,7 +28,8 @@ const (
 )
 
 // TestAccScore_lostPublishAnswers applies 12 scores while the fault proxy loses the
-// answers to 4 publishes after the platform acted, with score_id and without, on a
+// answers to 4 publishes after the platform acted (2 connections reset, a gateway's
+// 504, a body cut short), with score_id and without, on a
 // platform whose listing is a search index refreshed every second (GET by id
 // real-time, so it never shows lagging reads) and on one whose listing does not lag.
 // Each apply ends with 12 scores on the platform, all 12 in the state, exit 0, the 4
@@ -66,17 +67,30 @@ resource "mediaplatform_score" "test" {
   wait_for_rendering = false%s
 }
 `, lostAnswerScores, strings.TrimSuffix(accScoreURL(name), ".sib"), alias))
-			lost := proxy.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/scores$`, Drop: true, Times: lostAnswers})
+			// The answers are lost after the platform acted in three ways: a reset, a
+			// gateway's timeout, a body cut short.
+			faults := []int{
+				proxy.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/scores$`, Drop: true, Times: 2}),
+				proxy.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/scores$`, Status: http.StatusGatewayTimeout,
+					Body: faultproxy.Replace("upstream timed out"), Times: 1}),
+				proxy.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/scores$`, Body: faultproxy.Truncate(20), Times: 1}),
+			}
+			lostHits := func() (n int) {
+				for _, f := range faults {
+					n += proxy.Hits(f)
+				}
+				return n
+			}
 
 			out, err := w.command("apply", "-auto-approve").CombinedOutput()
 			exit := exitCode(t, err)
 			inState := len(strings.Fields(w.run("state", "list")))
 			s := ctl.Stats()
 			t.Logf("%d answers lost after effect: %d scores on the platform for %d configured, %d in the state, exit %d, "+
-				"%d publishes sent", proxy.Hits(lost), s.Scores, lostAnswerScores, inState, exit,
+				"%d publishes sent", lostHits(), s.Scores, lostAnswerScores, inState, exit,
 				proxy.Count(http.MethodPost, `/scores$`))
-			if proxy.Hits(lost) != lostAnswers {
-				t.Fatalf("the proxy lost %d answers, want %d: the test proves nothing", proxy.Hits(lost), lostAnswers)
+			if lostHits() != lostAnswers {
+				t.Fatalf("the proxy lost %d answers, want %d: the test proves nothing", lostHits(), lostAnswers)
 			}
 			if exit != 0 || s.Scores != lostAnswerScores || inState != lostAnswerScores {
 				t.Errorf("exit %d, %d scores on the platform, %d in the state; want exit 0 and %d and %d:\n%s",
