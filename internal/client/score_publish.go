@@ -219,9 +219,10 @@ func (s sentAt) onPlatform(c *Client) time.Time {
 // from when the look-up began (the score, if any, was created before).
 const ListingLagBound = 2 * time.Second
 
-// sameScoreURL reports whether two score addresses name the same score file: the one
-// comparison of a score's address that the recovery and the adoption make.
-func sameScoreURL(a, b string) bool { return a == b }
+// SameScoreURL reports whether two score addresses name the same score file: the one
+// comparison of a score's address that the recovery of a publish and the adoption of
+// an unrecorded score make. Today it compares the strings as they are.
+func SameScoreURL(a, b string) bool { return a == b }
 
 // recoverPublish looks for the score that a publish of in, first sent at sent, can
 // have created although no answer said so (cause). It returns the score (with
@@ -274,7 +275,7 @@ func (c *Client) recoverPublish(ctx context.Context, in PublishScoreInput, sent 
 			return nil, nil
 		case err != nil:
 			return nil, fmt.Errorf("publishing score with alias %q: %w (and looking the alias up failed: %w)", in.Alias, cause, err)
-		case !sameScoreURL(s.ScoreURL, in.ScoreURL):
+		case !SameScoreURL(s.ScoreURL, in.ScoreURL):
 			return nil, aliasConflict(in.Alias, fmt.Sprintf("is already used by score %s with another scoreUrl", s.ID))
 		case s.Transpose != in.Transpose:
 			return nil, aliasConflict(in.Alias, fmt.Sprintf("is already used by score %s with other options (transpose %t)",
@@ -295,7 +296,7 @@ func (c *Client) recoverPublish(ctx context.Context, in PublishScoreInput, sent 
 			if err != nil {
 				return nil, fmt.Errorf("%w (and looking for the score by its scoreUrl failed: %w)", cause, err)
 			}
-			if sameScoreURL(s.ScoreURL, in.ScoreURL) && s.Alias == "" && s.Transpose == in.Transpose && !s.CreatedAt.Before(since()) {
+			if SameScoreURL(s.ScoreURL, in.ScoreURL) && s.Alias == "" && s.Transpose == in.Transpose && !s.CreatedAt.Before(since()) {
 				found = append(found, s)
 			}
 		}

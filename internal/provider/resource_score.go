@@ -377,7 +377,7 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 func (r *scoreResource) unrecordedScore(ctx context.Context, plan scoreModel, hint string) (*client.Score, string) {
 	alias := plan.ScoreID.ValueString()
 	held, err := r.client.GetScore(ctx, alias)
-	if err != nil || held.ScoreURL != plan.ScoreURL.ValueString() || held.Transpose != plan.Transpose.ValueBool() {
+	if err != nil || !client.SameScoreURL(held.ScoreURL, plan.ScoreURL.ValueString()) || held.Transpose != plan.Transpose.ValueBool() {
 		return nil, hint
 	}
 	user := r.client.PlatformUser()
