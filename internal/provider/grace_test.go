@@ -263,6 +263,9 @@ resource "mediaplatform_score" "test" {
 			if inState != scores {
 				t.Errorf("the state holds %d of the %d scores the platform published:\n%s", inState, scores, out.String())
 			}
+			if n := countWarnings(out.String(), "Score published; recorded after the stop"); n != scores {
+				t.Errorf("%d warnings name a score recorded after the stop, want %d:\n%s", n, scores, out.String())
+			}
 			proxy.Clear()
 			if plan, err := w.command("plan", "-detailed-exitcode").CombinedOutput(); exitCode(t, err) != 0 {
 				t.Errorf("the plan after the stopped apply is not empty:\n%s", plan)

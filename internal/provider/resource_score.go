@@ -275,6 +275,7 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 		Transpose: plan.Transpose.ValueBool(),
 	})
 	stopPublish()
+	settled := false
 	if err != nil && cutByStopBound(publishCtx) {
 		settleCtx, stopSettle := context.WithTimeout(context.WithoutCancel(ctx), publishSettle)
 		score, err = r.client.SettlePublish(settleCtx, err)
@@ -285,6 +286,7 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 				"\n\nCause: "+err.Error())
 			return
 		}
+		settled = true
 	}
 	adopted := false
 	if err != nil && client.IsConflict(err) {
@@ -314,7 +316,14 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 	// waiting leaves it in the state rather than orphaned on the platform.
 	ctx = logResource(ctx, score.ID)
 	tflog.Debug(ctx, "Score published", map[string]any{"status": score.Status})
-	if score.Recovered != "" {
+	switch {
+	case settled:
+		resp.Diagnostics.AddWarning("Score published; recorded after the stop",
+			plan.detail(fmt.Sprintf("Terraform was stopped while the publish of this score was on its way, and the platform "+
+				"had not answered %s later, so the provider looked for the score this apply can have created and recorded "+
+				"score %s: %s. Its rendering is not waited for; the next plan reads its status.", publishGrace, score.ID,
+				score.Recovered)))
+	case score.Recovered != "":
 		resp.Diagnostics.AddWarning("Score published; its answer was lost",
 			plan.detail(fmt.Sprintf("The platform's answer to the publish was lost or could not be read, so the provider looked "+
 				"for the score this apply can have created and adopted score %s: %s.", score.ID, score.Recovered)))
@@ -322,7 +331,7 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 	setScoreIdentity(ctx, resp.Identity, score.ID, &resp.Diagnostics)
 	plan.refresh(score)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !plan.WaitForRendering.ValueBool() {
+	if resp.Diagnostics.HasError() || !plan.WaitForRendering.ValueBool() || settled {
 		return
 	}
 
