@@ -233,11 +233,11 @@ func SameScoreURL(a, b string) bool { return a == b }
 // configuration may hold a score of the same alias or address, created before, and
 // adopting it would give one score to two states. With an alias, the score under the
 // alias must also have the same scoreUrl and options; an older one, or one of another
-// scoreUrl or transpose, is the conflict the platform's 409 would have reported. An alias that answers 404
-// created nothing (a publish sent again meets the platform's 409 if it did: the alias
-// is unique); it is read again until the publish is ReadLagWindow old once the
-// platform has shown lagging reads in this process, or answered 409 for an alias its
-// read did not find.
+// scoreUrl or transpose, is the conflict the platform's 409 would have reported. An
+// alias that answers 404 created nothing (a publish sent again meets the platform's
+// 409 if it did: the alias is unique); it is read again until the publish is
+// ReadLagWindow old once the platform has shown lagging reads in this process, or
+// answered 409 for an alias its read did not find.
 //
 // Without an alias, the scores of that scoreUrl are listed: exactly one new one is
 // adopted, several are an error that lists them. A listing may lag (a search index),
