@@ -15,8 +15,11 @@ import (
 // answer, or a 2xx that is not the platform's) is never repeated blindly: the
 // platform is searched for the score this request can have created (see
 // recoverPublish). Found, it is returned with Recovered saying so; certainly not
-// created, the publish is sent again (max_retries times); otherwise the error says
-// what was found. A conflict (409) on an alias fails unless it follows such an
+// created (an alias the platform does not hold), the publish is sent again
+// (max_retries times); otherwise the error says what was found, and a score without
+// an alias that the listing did not show leaves the outcome unknown. Should ctx end
+// while the outcome is unknown, the error is a *PublishCutError, which SettlePublish
+// looks up. A conflict (409) on an alias fails unless it follows such an
 // unknown outcome and the alias holds a score this run can have created. The score's
 // creation time is recorded, so that a read of it that lags the write is doubted
 // (ReadScore).
@@ -70,6 +73,9 @@ func (c *Client) PublishScore(ctx context.Context, in PublishScoreInput) (publis
 			}
 			s, rerr := c.recoverPublish(ctx, in, firstSent, err)
 			switch {
+			case rerr != nil && ctx.Err() != nil && IsUnknownOutcome(rerr):
+				// The look-up was cut: the caller may settle it later (SettlePublish).
+				return nil, &PublishCutError{input: in, sent: firstSent, Err: rerr}
 			case rerr != nil:
 				return nil, rerr
 			case s != nil:
@@ -80,8 +86,16 @@ func (c *Client) PublishScore(ctx context.Context, in PublishScoreInput) (publis
 			}
 			logDebug(ctx, "publish outcome was unknown and it created no score; publishing again", map[string]any{"attempt": attempt + 1})
 			if werr := sleepCtx(ctx, backoff(c.cfg.RetryWaitMin, c.cfg.RetryWaitMax, attempt, nil)); werr != nil {
-				return nil, err
+				return nil, &PublishCutError{input: in, sent: firstSent, Err: err}
 			}
+
+		case IsUnknownOutcome(err):
+			// The caller stopped waiting (an interrupt) while the publish was on the wire:
+			// the platform may have acted. The caller may settle it (SettlePublish).
+			if firstSent.local.IsZero() {
+				firstSent = sent
+			}
+			return nil, &PublishCutError{input: in, sent: firstSent, Err: err}
 
 		case IsConflict(err) && !firstSent.local.IsZero():
 			// An earlier attempt may have created the score after all.
@@ -126,18 +140,60 @@ func (c *Client) completePublished(ctx context.Context, s *Score, in PublishScor
 	return s
 }
 
+// SettlePublish settles, within ctx, a publish that its own context cut while its
+// outcome was unknown (err, a *PublishCutError from PublishScore: an interrupt while
+// the publish was on the wire or its answer was being looked for): the score it can
+// have created is looked up as for a lost answer (recoverPublish) and returned, with
+// Recovered set. When the look-up cannot tell, err is returned, or the look-up's own
+// error (which wraps it); an err of any other kind is returned as it is.
+func (c *Client) SettlePublish(ctx context.Context, err error) (*Score, error) {
+	var cut *PublishCutError
+	if !errors.As(err, &cut) {
+		return nil, err
+	}
+	c.refresh.invalidate()
+	defer c.refresh.invalidate()
+	s, rerr := c.recoverPublish(c.logContext(ctx), cut.input, cut.sent, cut.Err)
+	switch {
+	case rerr != nil:
+		return nil, rerr
+	case s == nil:
+		return nil, err
+	}
+	c.refresh.noteScore(s)
+	return s, nil
+}
+
+// PublishCutError is a publish whose context ended (an interrupt) while its outcome
+// was unknown: sent, with no answer yet, or with its answer lost and the look-up for
+// the score it can have created unfinished. SettlePublish looks that score up.
+type PublishCutError struct {
+	input PublishScoreInput
+	sent  sentAt
+	// Err is the unknown outcome.
+	Err error
+}
+
+// Error is the unknown outcome's.
+func (e *PublishCutError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the unknown outcome.
+func (e *PublishCutError) Unwrap() error { return e.Err }
+
 // sentAt is when a request was sent: on this machine's clock, and the platform clock's
-// offset known then (known is false while no answer had shown it).
+// offset known then (known is false while no answer had shown it); and, for how long
+// ago, on the client's monotonic clock (Config.clock).
 type sentAt struct {
 	local  time.Time
 	offset time.Duration
 	known  bool
+	mono   time.Time
 }
 
 // sentNow is the moment of a request about to be sent.
 func (c *Client) sentNow() sentAt {
 	offset, known := c.PlatformClockOffset()
-	return sentAt{local: time.Now(), offset: offset, known: known}
+	return sentAt{local: time.Now(), offset: offset, known: known, mono: c.local.Now()}
 }
 
 // onPlatform is when s was sent, on the platform's clock. The offset learned since
@@ -155,34 +211,55 @@ func (s sentAt) onPlatform(c *Client) time.Time {
 	return s.local.Add(offset)
 }
 
+// ListingLagBound is how long a publish whose answer was lost, and which has no alias,
+// is looked for in the listing before its outcome is left unknown: a listing may be
+// served from a search index refreshed about every second while a GET by id is
+// real-time, so a score created moments ago may be missing from it although nothing
+// the platform answers ever shows a lag. It is judged on the client's monotonic clock
+// from when the look-up began (the score, if any, was created before).
+const ListingLagBound = 2 * time.Second
+
+// SameScoreURL reports whether two score addresses name the same score file: the one
+// comparison of a score's address that the recovery of a publish and the adoption of
+// an unrecorded score make. Today it compares the strings as they are.
+func SameScoreURL(a, b string) bool { return a == b }
+
 // recoverPublish looks for the score that a publish of in, first sent at sent, can
-// have created although no answer said so (cause). It returns
-// the score (with Recovered set), or nil when the request certainly created none, or
-// an error.
+// have created although no answer said so (cause). It returns the score (with
+// Recovered set), or nil when the request certainly created none, or an error.
 //
 // A score counts only when it was created no earlier than the request was sent,
 // judged on the platform's clock (PlatformTime) with ClockTolerance: another
 // configuration may hold a score of the same alias or address, created before, and
 // adopting it would give one score to two states. With an alias, the score under the
-// alias must also have the same scoreUrl; an older one, or one of another scoreUrl,
-// is the conflict the platform's 409 would have reported. Without an alias, the
-// scores of that scoreUrl are listed: exactly one new one is adopted, several are an
-// error that lists them. A search that finds nothing is repeated, until the publish is
-// ReadLagWindow old, where the absence may be a read lagging the write: once the
-// platform has shown lagging reads in this process, or when it answered 409 for an
-// alias its read did not find.
+// alias must also have the same scoreUrl and options; an older one, or one of another
+// scoreUrl or transpose, is the conflict the platform's 409 would have reported. An
+// alias that answers 404 created nothing (a publish sent again meets the platform's
+// 409 if it did: the alias is unique); it is read again until the publish is
+// ReadLagWindow old once the platform has shown lagging reads in this process, or
+// answered 409 for an alias its read did not find.
+//
+// Without an alias, the scores of that scoreUrl are listed: exactly one new one is
+// adopted, several are an error that lists them. A listing may lag (a search index),
+// and nothing would stop a second copy, so absence there never proves that nothing
+// was created: the listing is read again for ListingLagBound (and until the publish is
+// ReadLagWindow old once the platform has shown lag), and a score still not found
+// leaves the outcome unknown (an error wrapping cause); the publish is not sent again.
 func (c *Client) recoverPublish(ctx context.Context, in PublishScoreInput, sent sentAt, cause error) (*Score, error) {
 	since := func() time.Time {
 		return sent.onPlatform(c).Add(-ClockTolerance) // after the look-up, whose answer set the clock
 	}
-	// An absence may be a read lagging the publish: so it is once the platform has
-	// shown lagging reads, or answered 409 for an alias its read did not find. The
-	// search is then repeated until the publish is ReadLagWindow old.
 	doubt := c.lagShown() || IsConflict(cause)
+	// The score exists, if at all, by the time its answer failed: an index refreshed
+	// within ListingLagBound of that shows it, however long the request took.
+	deadline := c.local.Now().Add(ListingLagBound)
+	if doubt {
+		deadline = later(deadline, sent.mono.Add(ReadLagWindow))
+	}
 	pause := 250 * time.Millisecond
 	again := func() bool {
-		left := ReadLagWindow - time.Since(sent.local)
-		if !doubt || left <= 0 || sleepCtx(ctx, min(pause, left)) != nil {
+		left := deadline.Sub(c.local.Now())
+		if left <= 0 || c.local.Sleep(ctx, min(pause, left)) != nil {
 			return false
 		}
 		pause = min(2*pause, lagRereadMax)
@@ -190,7 +267,7 @@ func (c *Client) recoverPublish(ctx context.Context, in PublishScoreInput, sent 
 	}
 	if in.Alias != "" {
 		s, err := c.GetScore(ctx, in.Alias)
-		for IsNotFound(err) && again() {
+		for IsNotFound(err) && doubt && again() {
 			s, err = c.GetScore(ctx, in.Alias)
 		}
 		switch {
@@ -198,8 +275,11 @@ func (c *Client) recoverPublish(ctx context.Context, in PublishScoreInput, sent 
 			return nil, nil
 		case err != nil:
 			return nil, fmt.Errorf("publishing score with alias %q: %w (and looking the alias up failed: %w)", in.Alias, cause, err)
-		case s.ScoreURL != in.ScoreURL:
+		case !SameScoreURL(s.ScoreURL, in.ScoreURL):
 			return nil, aliasConflict(in.Alias, fmt.Sprintf("is already used by score %s with another scoreUrl", s.ID))
+		case s.Transpose != in.Transpose:
+			return nil, aliasConflict(in.Alias, fmt.Sprintf("is already used by score %s with other options (transpose %t)",
+				s.ID, s.Transpose))
 		case s.CreatedAt.Before(since()):
 			return nil, aliasConflict(in.Alias, fmt.Sprintf("is already used by score %s, published at %s, before this "+
 				"publish was sent (%s on the platform's clock): another configuration or an earlier run manages it",
@@ -209,12 +289,14 @@ func (c *Client) recoverPublish(ctx context.Context, in PublishScoreInput, sent 
 		return s, nil
 	}
 	var found []*Score
+	lists := 0
 	for len(found) == 0 {
+		lists++
 		for s, err := range c.AllScores(ctx, ScoreCriteria{ScoreURL: in.ScoreURL}, 0, 0) {
 			if err != nil {
 				return nil, fmt.Errorf("%w (and looking for the score by its scoreUrl failed: %w)", cause, err)
 			}
-			if s.ScoreURL == in.ScoreURL && s.Alias == "" && s.Transpose == in.Transpose && !s.CreatedAt.Before(since()) {
+			if SameScoreURL(s.ScoreURL, in.ScoreURL) && s.Alias == "" && s.Transpose == in.Transpose && !s.CreatedAt.Before(since()) {
 				found = append(found, s)
 			}
 		}
@@ -224,7 +306,9 @@ func (c *Client) recoverPublish(ctx context.Context, in PublishScoreInput, sent 
 	}
 	switch len(found) {
 	case 0:
-		return nil, nil
+		return nil, fmt.Errorf("%w; the listing of this scoreUrl, read %d times in the %s after the publish was sent, "+
+			"held no score created since, and a listing may lag a publish, so the outcome stays unknown and the publish "+
+			"was not sent again", cause, lists, c.local.Now().Sub(sent.mono).Round(10*time.Millisecond))
 	case 1:
 		found[0].Recovered = fmt.Sprintf("found by its scoreUrl, the only score of that address created since the publish "+
 			"was sent, after %v", cause)

@@ -3,7 +3,12 @@ package client
 // Publish recovery on a platform whose reads lag its writes.
 
 import (
+	"net/http"
+	"strconv"
 	"testing"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
 // TestPublishLostAnswerLaggingReads: a publish whose answer is lost, on a platform
@@ -47,4 +52,37 @@ func TestPublishLostAnswerLaggingReads(t *testing.T) {
 				"score and the one before", s.ID, s.Recovered, n)
 		}
 	})
+}
+
+// TestPublishLostAnswerLaggingIndex: a publish whose answer is lost after the platform
+// acted, on a platform whose listing is a search index refreshed every second while
+// its GET by id is real-time (so it never shows lagging reads), finds the score it
+// created instead of publishing a second copy, with an alias and without. Before, the
+// publish without an alias found nothing in the index and was sent again: two scores.
+func TestPublishLostAnswerLaggingIndex(t *testing.T) {
+	t.Parallel()
+	for _, alias := range []string{"", "indexed"} {
+		t.Run("alias "+strconv.Quote(alias), func(t *testing.T) {
+			t.Parallel()
+			env := newEmuEnv(t, emulator.Options{Faults: emulator.Faults{IndexRefreshMs: 1000}})
+			p := faultproxy.Start(env.srv.URL)
+			t.Cleanup(p.Close)
+			c := env.client(func(cfg *Config) {
+				cfg.AdminURL = env.emu.AdminURL(p.URL)
+				cfg.PlatformURL = env.emu.PlatformURL(p.URL)
+			})
+			p.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/scores$`, Drop: true, Times: 1})
+			s, err := c.PublishScore(env.ctx, PublishScoreInput{ScoreURL: "https://cdn.example/indexed.sib", Alias: alias})
+			if err != nil {
+				t.Fatalf("the publish whose answer was lost: %v", err)
+			}
+			if n := env.stats().Scores; s.Recovered == "" || n != 1 {
+				t.Errorf("the publish returned score %s (recovered: %q) and the platform holds %d scores, want the "+
+					"recovered score alone", s.ID, s.Recovered, n)
+			}
+			if posts := p.Count(http.MethodPost, `/scores$`); posts != 1 {
+				t.Errorf("%d publishes sent, want 1", posts)
+			}
+		})
+	}
 }

@@ -81,6 +81,25 @@ func TestPublishRecoveryAdoptsOnlyWhatThisRunCreated(t *testing.T) {
 		}
 	})
 
+	// A score under the alias created since the publish was sent, of the same address
+	// but with other options, is not this publish's: adopting it would give the state
+	// a transpose the score does not have.
+	t.Run("alias held by a new score with other options", func(t *testing.T) {
+		t.Parallel()
+		f := newProxiedPlatform(t, emulator.Options{})
+		f.handle("POST "+routeScores, func(w http.ResponseWriter, _ *http.Request) { dropConnection(w) })
+		f.handle("GET "+routeScores+"/transposed", func(w http.ResponseWriter, _ *http.Request) {
+			s := freshScoreJSON("other", "transposed", "idle")
+			s["options"] = map[string]any{"transpose": true}
+			writeJSON(w, map[string]any{"score": s})
+		})
+		c := newTestClient(t, f.config())
+		s, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: "https://cdn/a.sib", Alias: "transposed"})
+		if !IsConflict(err) || !strings.Contains(err.Error(), "other options") {
+			t.Fatalf("got %+v, %v; want a conflict naming the options", s, err)
+		}
+	})
+
 	t.Run("several new scores of the address", func(t *testing.T) {
 		t.Parallel()
 		f := newProxiedPlatform(t, emulator.Options{})
@@ -168,22 +187,45 @@ func TestPublishWithUnknownOutcome(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 
-	// Without an alias, every lost answer is followed by a look for the score by its
-	// scoreUrl; when none was created, the publish is sent again, max_retries times.
-	t.Run("no alias, nothing created", func(t *testing.T) {
+	// Without an alias, a lost answer is followed by a look for the score by its
+	// scoreUrl, in a listing read again until the publish is ListingLagBound old on the
+	// client's clock (a listing may lag); a score not found leaves the outcome unknown,
+	// and the publish is never sent again on the listing's word. Before, it was sent
+	// again max_retries times, one listing each.
+	t.Run("no alias, nothing listed", func(t *testing.T) {
 		t.Parallel()
 		f := newProxiedPlatform(t, emulator.Options{})
 		f.handle("POST "+routeScores, func(w http.ResponseWriter, r *http.Request) { dropConnection(w) })
 		cfg := f.config()
 		cfg.MaxRetries = 2
+		clk := newFakeClock(time.Now())
+		cfg.clock = clk
 		c := newTestClient(t, cfg)
-		_, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: "https://cdn/a.sib"})
-		var u *UnknownOutcomeError
-		if !errors.As(err, &u) || !strings.Contains(err.Error(), "score may have been created") {
-			t.Fatalf("got %v", err)
+		start := clk.Now()
+		done := make(chan error, 1)
+		go func() {
+			_, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: "https://cdn/a.sib"})
+			done <- err
+		}()
+		var err error
+		for waited := false; !waited; {
+			select {
+			case err = <-done:
+				waited = true
+			case <-time.After(10 * time.Millisecond):
+				clk.Wake() // the look-up's pauses pass on the client's clock only
+			}
 		}
-		if p, l := f.count("POST "+routeScores), f.count("GET "+routeScores); p != 3 || l != 3 {
-			t.Errorf("POST %d, list %d, want 3 and 3", p, l)
+		var u *UnknownOutcomeError
+		if !errors.As(err, &u) || !strings.Contains(err.Error(), "score may have been created") ||
+			!strings.Contains(err.Error(), "was not sent again") {
+			t.Fatalf("got %v, want an unknown outcome, not sent again", err)
+		}
+		if p, l := f.count("POST "+routeScores), f.count("GET "+routeScores); p != 1 || l < 2 {
+			t.Errorf("POST %d, list %d, want 1 and at least 2 (the listing read again within the bound)", p, l)
+		}
+		if d := clk.Now().Sub(start); d < ListingLagBound {
+			t.Errorf("the look-up ended %s after the publish on the client's clock, before ListingLagBound (%s)", d, ListingLagBound)
 		}
 	})
 

@@ -76,6 +76,12 @@ type Faults struct {
 	// answers 404 and the list and the count leave the score out, while writes (a
 	// publish's alias check, a delete) see it at once (scores.go).
 	LaggingReadsMs int `json:"laggingReadsMs,omitempty"`
+	// IndexRefreshMs serves the list and the count from a search index refreshed every
+	// this many milliseconds (on the emulator's clock, at whole multiples of it), as a
+	// platform whose listing is a search index does: a score created since the index's
+	// last refresh is left out of both, while GET /scores/{id} (by UUID or alias) and
+	// every write see it at once (scores.go).
+	IndexRefreshMs int `json:"indexRefreshMs,omitempty"`
 }
 
 // maxClockOffset bounds ClockOffsetSeconds: ten years either way.
@@ -102,6 +108,8 @@ func (f Faults) validate() (field, msg string) {
 		return "clockOffsetSeconds", "clockOffsetSeconds must be within ten years either way"
 	case f.LaggingReadsMs < 0:
 		return "laggingReadsMs", "laggingReadsMs must not be negative"
+	case f.IndexRefreshMs < 0:
+		return "indexRefreshMs", "indexRefreshMs must not be negative"
 	}
 	if f.RequireHeader != nil {
 		if field, msg := f.RequireHeader.validate(); field != "" {

@@ -91,8 +91,9 @@ type scoreState struct {
 	scores  map[string]*scoreRecord // by id
 	aliases map[string]string       // alias → id
 	views   map[string]*viewRecord  // by view id
-	// lagged counts the reads that Faults.LaggingReadsMs answered without a score the
-	// platform holds: a 404, or a score left out of a list or count.
+	// lagged counts the reads that Faults.LaggingReadsMs or Faults.IndexRefreshMs
+	// answered without a score the platform holds: a 404, or a score left out of a
+	// list or count.
 	lagged int
 }
 
@@ -235,9 +236,21 @@ func (s *scoreState) hiddenLocked(rec *scoreRecord, now time.Time, lag time.Dura
 	return true
 }
 
-// LaggedReads is the number of reads that Faults.LaggingReadsMs answered without a
-// score the platform holds (a 404, or a score left out of a list or count) since start
-// or the last reset.
+// indexedLocked reports whether the list and the count see rec at now: under
+// Faults.IndexRefreshMs only a score created no later than the index's last refresh
+// (the last whole multiple of the period) is in it; a read that misses it is counted
+// as a lagged one. s.mu must be held.
+func (s *scoreState) indexedLocked(rec *scoreRecord, now time.Time, period time.Duration) bool {
+	if period <= 0 || !rec.createdAt.After(now.Truncate(period)) {
+		return true
+	}
+	s.lagged++
+	return false
+}
+
+// LaggedReads is the number of reads that Faults.LaggingReadsMs or IndexRefreshMs
+// answered without a score the platform holds (a 404, or a score left out of a list or
+// count) since start or the last reset.
 func (e *Emulator) LaggedReads() int {
 	e.scores.mu.Lock()
 	defer e.scores.mu.Unlock()
@@ -578,14 +591,17 @@ func readScoreQuery(params *scoreParams, list bool) (scoreQuery, *badParam) {
 func (e *Emulator) matching(criteria map[string]any) []scoreJSON {
 	newestFirst := e.readings().NewestFirst
 	lag := e.readLag()
+	period := time.Duration(e.faults.get().IndexRefreshMs) * time.Millisecond
 	e.scores.mu.Lock()
 	recs := make([]*scoreRecord, 0, len(e.scores.scores))
 	for _, rec := range e.scores.scores {
 		recs = append(recs, rec)
 	}
 	now := e.scores.clock()
-	if lag > 0 {
-		recs = slices.DeleteFunc(recs, func(rec *scoreRecord) bool { return e.scores.hiddenLocked(rec, now, lag) })
+	if lag > 0 || period > 0 {
+		recs = slices.DeleteFunc(recs, func(rec *scoreRecord) bool {
+			return e.scores.hiddenLocked(rec, now, lag) || !e.scores.indexedLocked(rec, now, period)
+		})
 	}
 	e.scores.mu.Unlock()
 	slices.SortFunc(recs, func(a, b *scoreRecord) int {

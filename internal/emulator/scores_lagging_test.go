@@ -61,3 +61,44 @@ func TestLaggingReadsValidated(t *testing.T) {
 	et.control(http.MethodPost, "/faults", `{"laggingReadsMs":-1}`).wantProblem(t, http.StatusBadRequest, "emulator/BAD_ARGUMENT", "laggingReadsMs")
 	et.control(http.MethodPost, "/faults", `{"laggingReadsMs":2000}`).wantStatus(t, http.StatusOK)
 }
+
+// TestIndexRefresh: under Faults.IndexRefreshMs the list and the count leave out a
+// score created since the index's last refresh (the last whole multiple of the
+// period), while GET by UUID or alias sees it at once; after the next refresh the
+// list and the count hold it.
+func TestIndexRefresh(t *testing.T) {
+	t.Parallel()
+	api := newScoreAPI(t, Options{}, true)
+	now := api.clock.Now()
+	api.clock.Advance(now.Truncate(time.Second).Add(time.Second + 100*time.Millisecond).Sub(now)) // 100 ms after a refresh
+	api.e.SetFaults(Faults{IndexRefreshMs: 1000})
+	young := api.publish(t, `{"scoreUrl":"https://cdn.example/indexed.sib","scoreId":"indexed"}`)
+	if got := api.get(t, young.ID); got.ID != young.ID {
+		t.Errorf("GET by UUID during the index's lag = %s, want %s", got.ID, young.ID)
+	}
+	api.get(t, "indexed")
+	if list := api.do(t, http.MethodGet, "/scores", "").body; strings.Contains(string(list), young.ID) {
+		t.Errorf("the list before the index's refresh = %s, want the new score left out", list)
+	}
+	if count := api.do(t, http.MethodGet, "/scores/count", "").body; !strings.Contains(string(count), `"count":0`) {
+		t.Errorf("the count before the index's refresh = %s, want 0", count)
+	}
+	if got := api.e.LaggedReads(); got != 2 {
+		t.Errorf("LaggedReads = %d, want 2 (one list, one count)", got)
+	}
+	api.clock.Advance(900 * time.Millisecond) // past the next whole second: the index is refreshed
+	if list := api.do(t, http.MethodGet, "/scores", "").body; !strings.Contains(string(list), young.ID) {
+		t.Errorf("the list after the index's refresh = %s, want the new score in it", list)
+	}
+	if count := api.do(t, http.MethodGet, "/scores/count", "").body; !strings.Contains(string(count), `"count":1`) {
+		t.Errorf("the count after the index's refresh = %s, want 1", count)
+	}
+}
+
+// TestIndexRefreshValidated: the control surface refuses a negative period.
+func TestIndexRefreshValidated(t *testing.T) {
+	t.Parallel()
+	et := newEmuTester(t, Options{})
+	et.control(http.MethodPost, "/faults", `{"indexRefreshMs":-1}`).wantProblem(t, http.StatusBadRequest, "emulator/BAD_ARGUMENT", "indexRefreshMs")
+	et.control(http.MethodPost, "/faults", `{"indexRefreshMs":1000}`).wantStatus(t, http.StatusOK)
+}

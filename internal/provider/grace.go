@@ -22,6 +22,16 @@ const stopGrace = 5 * time.Second
 // Terraform's own stop.
 const stopBound = 8 * time.Second
 
+// publishSettle is how long, within stopGrace, a publish cut by the stop bound is looked
+// up (client.SettlePublish) before its outcome is left unknown: a GET of its alias, or
+// the listing of its score_url read again while a search index may lag it.
+const publishSettle = 1500 * time.Millisecond
+
+// publishGrace is how long a publish already on the wire may still take once
+// Terraform is stopped, before it is cut and settled: the publish and its settling
+// end within stopGrace.
+const publishGrace = stopGrace - publishSettle
+
 // errStopBound is the cause of a graceful context cut at stopGrace.
 var errStopBound = errors.New("the provider's stop bound passed")
 
@@ -62,29 +72,32 @@ func cutByStopBound(graceful context.Context) bool {
 	return errors.Is(context.Cause(graceful), errStopBound)
 }
 
-// stopBoundLead is the first sentence for a write cut at stopGrace: what happened and
-// why. what names the write ("the publish of this score").
-func stopBoundLead(what string) string {
+// stopBoundLead is the first sentence for a write cut at its grace (waited) after the
+// interrupt: what happened and why. what names the write ("the publish of this score").
+func stopBoundLead(what string, waited time.Duration) string {
 	return fmt.Sprintf("Interrupted: Terraform was stopped while %s was on its way, and the platform had not answered "+
 		"%s later, so the provider stopped waiting for it: Terraform with this provider ends within about %s of one "+
 		"interrupt, whatever request_timeout is, inside the grace periods of CI runners and containers.",
-		what, stopGrace, stopBound)
+		what, waited, stopBound)
 }
 
-// stopBoundPublishHint says what a publish cut at stopGrace left and how the next run
-// recovers it.
+// stopBoundPublishHint says what a publish cut at publishGrace, and not settled by
+// the look-up after it, left and how the next run recovers it.
 func stopBoundPublishHint(alias string, adopt bool) string {
 	switch {
 	case alias != "" && adopt:
-		return fmt.Sprintf("The platform may have published the score, and the outcome is unknown. Nothing to do: the next "+
+		return fmt.Sprintf("The platform may have published the score, and the outcome is unknown: looking it up before "+
+			"the provider ended did not find it. Nothing to do: the next "+
 			"apply finds it by its alias %q (score_id) and, with adopt_unrecorded = true, takes it over with a warning "+
 			"instead of publishing it again.", alias)
 	case alias != "":
-		return fmt.Sprintf("The platform may have published the score, and the outcome is unknown. The next apply finds it "+
+		return fmt.Sprintf("The platform may have published the score, and the outcome is unknown: looking it up before "+
+			"the provider ended did not find it. The next apply finds it "+
 			"by its alias %q (score_id) and stops with the terraform import command that takes it over; set "+
 			"adopt_unrecorded = true on the resource to have it taken over by itself.", alias)
 	}
-	return "The platform may have published the score, and the outcome is unknown; without score_id nothing tells it " +
+	return "The platform may have published the score, and the outcome is unknown: looking for it by its score_url before " +
+		"the provider ended did not find it, and without score_id nothing else tells it " +
 		"apart from a score published by anyone else from the same file. Before applying again, find it (data source " +
 		"mediaplatform_scores with score_url set to this address) and import it with `terraform import` and its UUID, or " +
 		"delete it. Give every score a CI job creates a score_id."

@@ -263,21 +263,30 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 	defer cancel()
 
 	// A publish already on the wire when Terraform is interrupted (Ctrl-C) may finish,
-	// for at most stopGrace more, so that its result reaches the state instead of
-	// leaving an orphan on the platform that the next apply would publish again; one
-	// still on the wire then is cut, and the next run finds it by its alias.
-	publishCtx, stopPublish := withGrace(ctx, stopGrace)
+	// for at most publishGrace more, so that its result reaches the state instead of
+	// leaving an orphan on the platform that the next apply would publish again. One
+	// still on the wire then is cut and settled within publishSettle: the score it can
+	// have created is looked up as for a lost answer, and recorded when found; only
+	// what that cannot settle is left as an unknown outcome.
+	publishCtx, stopPublish := withGrace(ctx, publishGrace)
 	score, err := r.client.PublishScore(publishCtx, client.PublishScoreInput{
 		ScoreURL:  plan.ScoreURL.ValueString(),
 		Alias:     plan.ScoreID.ValueString(),
 		Transpose: plan.Transpose.ValueBool(),
 	})
 	stopPublish()
+	settled := false
 	if err != nil && cutByStopBound(publishCtx) {
-		resp.Diagnostics.AddError("Unable to publish score", stopBoundLead("the publish of this score")+"\n\n"+
-			plan.detail(stopBoundPublishHint(plan.ScoreID.ValueString(), plan.AdoptUnrecorded.ValueBool()))+
-			"\n\nCause: "+err.Error())
-		return
+		settleCtx, stopSettle := context.WithTimeout(context.WithoutCancel(ctx), publishSettle)
+		score, err = r.client.SettlePublish(settleCtx, err)
+		stopSettle()
+		if err != nil {
+			resp.Diagnostics.AddError("Unable to publish score", stopBoundLead("the publish of this score", publishGrace)+"\n\n"+
+				plan.detail(stopBoundPublishHint(plan.ScoreID.ValueString(), plan.AdoptUnrecorded.ValueBool()))+
+				"\n\nCause: "+err.Error())
+			return
+		}
+		settled = true
 	}
 	adopted := false
 	if err != nil && client.IsConflict(err) {
@@ -307,7 +316,14 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 	// waiting leaves it in the state rather than orphaned on the platform.
 	ctx = logResource(ctx, score.ID)
 	tflog.Debug(ctx, "Score published", map[string]any{"status": score.Status})
-	if score.Recovered != "" {
+	switch {
+	case settled:
+		resp.Diagnostics.AddWarning("Score published; recorded after the stop",
+			plan.detail(fmt.Sprintf("Terraform was stopped while the publish of this score was on its way, and the platform "+
+				"had not answered %s later, so the provider looked for the score this apply can have created and recorded "+
+				"score %s: %s. Its rendering is not waited for; the next plan reads its status.", publishGrace, score.ID,
+				score.Recovered)))
+	case score.Recovered != "":
 		resp.Diagnostics.AddWarning("Score published; its answer was lost",
 			plan.detail(fmt.Sprintf("The platform's answer to the publish was lost or could not be read, so the provider looked "+
 				"for the score this apply can have created and adopted score %s: %s.", score.ID, score.Recovered)))
@@ -315,7 +331,7 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 	setScoreIdentity(ctx, resp.Identity, score.ID, &resp.Diagnostics)
 	plan.refresh(score)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !plan.WaitForRendering.ValueBool() {
+	if resp.Diagnostics.HasError() || !plan.WaitForRendering.ValueBool() || settled {
 		return
 	}
 
@@ -370,7 +386,7 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 func (r *scoreResource) unrecordedScore(ctx context.Context, plan scoreModel, hint string) (*client.Score, string) {
 	alias := plan.ScoreID.ValueString()
 	held, err := r.client.GetScore(ctx, alias)
-	if err != nil || held.ScoreURL != plan.ScoreURL.ValueString() || held.Transpose != plan.Transpose.ValueBool() {
+	if err != nil || !client.SameScoreURL(held.ScoreURL, plan.ScoreURL.ValueString()) || held.Transpose != plan.Transpose.ValueBool() {
 		return nil, hint
 	}
 	user := r.client.PlatformUser()
@@ -473,9 +489,12 @@ func publishHint(err error, alias string) string {
 			"may be this one. Import the one this resource should manage (terraform import <resource address> %s) and "+
 			"delete the others, or delete all of them and apply again.", ambiguous.IDs[0])
 	case client.IsUnknownOutcome(err) && alias == "":
-		return "The platform may have published the score although its answer was lost or could not be read. Before applying " +
-			"again, find it (data source mediaplatform_scores with score_url set to this address) and import it with " +
-			"`terraform import` and its UUID, or delete it; setting score_id lets the provider recognise its own score by itself."
+		return "Before applying again, import the score this publish may have created, or delete it: applying again as it " +
+			"is publishes a second copy if the platform published the first. Its answer was lost or could not be read, and " +
+			"looking for it by its score_url in the platform's listing, which may lag a publish, found none (or failed: see " +
+			"the cause), so the provider recorded nothing and did not publish again. Find it with the data source mediaplatform_scores " +
+			"(score_url set to this address) and import it with `terraform import` and its UUID. Give the resource a " +
+			"score_id, with adopt_unrecorded = true, so that the next lost answer is settled by the alias alone."
 	case client.IsUnknownOutcome(err):
 		return fmt.Sprintf("The platform may have published the score although its answer was lost, and looking it up by its "+
 			"alias failed too. Before applying again, check whether a score with alias %q exists and import it with "+

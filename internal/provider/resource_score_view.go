@@ -569,7 +569,7 @@ func (m *scoreViewAttributesModel) create(ctx context.Context, c *client.Client,
 			hint = "The score does not exist: check the score argument, or publish the score first."
 		}
 		if cutByStopBound(ctx) {
-			diags.AddError("Unable to create score view", stopBoundLead("the create of this view")+"\n\n"+
+			diags.AddError("Unable to create score view", stopBoundLead("the create of this view", stopGrace)+"\n\n"+
 				fmt.Sprintf("%s of score %q: the platform may have made the view, and the outcome is unknown; a view has no "+
 					"name to find it by, so the next apply creates another, and this one's viewer URL stays valid until it "+
 					"expires (expires_in).", what, m.Score.ValueString())+"\n\nCause: "+err.Error())

@@ -1,0 +1,107 @@
+package client
+
+// Settling a publish that its context cut while its outcome was unknown (an interrupt
+// at the provider's stop bound).
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
+)
+
+// settleEnv is an emulator behind a fault proxy, with a client that goes through it.
+func settleEnv(t *testing.T) (*emuEnv, *faultproxy.Proxy, *Client) {
+	t.Helper()
+	env := newEmuEnv(t, emulator.Options{})
+	p := faultproxy.Start(env.srv.URL)
+	t.Cleanup(p.Close)
+	c := env.client(func(cfg *Config) {
+		cfg.AdminURL = env.emu.AdminURL(p.URL)
+		cfg.PlatformURL = env.emu.PlatformURL(p.URL)
+	})
+	return env, p, c
+}
+
+// cutPublish publishes in with a context cancelled once until() holds, and returns
+// the publish's error.
+func cutPublish(t *testing.T, env *emuEnv, c *Client, in PublishScoreInput, until func() bool) error {
+	t.Helper()
+	ctx, cancel := context.WithCancel(env.ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.PublishScore(ctx, in)
+		done <- err
+	}()
+	for deadline := time.Now().Add(time.Minute); !until(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the publish did not get where the test cuts it within a minute")
+		}
+	}
+	cancel()
+	return <-done
+}
+
+// TestSettlePublish: a publish cut by its context while its answer is held, after the
+// platform acted, returns a *PublishCutError that is still an unknown outcome, and
+// SettlePublish finds the score it created, by alias or by score URL, without a
+// second publish. A publish cut before it reached the platform is not settled: the
+// look-up of a score without an alias leaves the outcome unknown when its context
+// ends, and the error says so.
+func TestSettlePublish(t *testing.T) {
+	t.Parallel()
+	for _, alias := range []string{"", "settled"} {
+		t.Run("created, alias "+strconv.Quote(alias), func(t *testing.T) {
+			t.Parallel()
+			env, p, c := settleEnv(t)
+			release := make(chan struct{})
+			defer close(release)
+			p.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/scores$`, Hold: release})
+			err := cutPublish(t, env, c, PublishScoreInput{ScoreURL: "https://cdn.example/settle.sib", Alias: alias},
+				func() bool { return env.stats().Scores == 1 })
+			var cut *PublishCutError
+			if !errors.As(err, &cut) || !IsUnknownOutcome(err) {
+				t.Fatalf("the cut publish: %v, want a *PublishCutError that is an unknown outcome", err)
+			}
+			ctx, stop := context.WithTimeout(env.ctx, time.Minute)
+			defer stop()
+			s, err := c.SettlePublish(ctx, err)
+			if err != nil || s == nil || s.Recovered == "" {
+				t.Fatalf("settling: %+v, %v; want the recovered score", s, err)
+			}
+			if n, posts := env.stats().Scores, p.Count(http.MethodPost, `/scores$`); n != 1 || posts != 1 {
+				t.Errorf("%d scores on the platform after %d publishes, want 1 and 1", n, posts)
+			}
+		})
+	}
+	t.Run("not created, no alias", func(t *testing.T) {
+		t.Parallel()
+		env, p, c := settleEnv(t)
+		p.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/scores$`, Latency: time.Hour}) // never forwarded
+		err := cutPublish(t, env, c, PublishScoreInput{ScoreURL: "https://cdn.example/never.sib"},
+			func() bool { return p.Count(http.MethodPost, `/scores$`) == 1 })
+		ctx, stop := context.WithTimeout(env.ctx, 300*time.Millisecond)
+		defer stop()
+		s, err := c.SettlePublish(ctx, err)
+		if s != nil || !IsUnknownOutcome(err) {
+			t.Fatalf("settling a publish that never reached the platform: %+v, %v; want an unknown outcome", s, err)
+		}
+		if n := env.stats().Scores; n != 0 {
+			t.Errorf("%d scores on the platform, want 0", n)
+		}
+	})
+	t.Run("another error", func(t *testing.T) {
+		t.Parallel()
+		c := newTestClient(t, Config{})
+		other := errors.New("not a cut publish")
+		if s, err := c.SettlePublish(t.Context(), other); s != nil || !errors.Is(err, other) {
+			t.Errorf("SettlePublish of another error: %+v, %v; want it returned as it is", s, err)
+		}
+	})
+}
