@@ -134,6 +134,16 @@ type Readings struct {
 	// alias as a top-level scoreId, beside id and status, as the specification's score
 	// table lists it, and not under publisher (where the contract puts it).
 	TopLevelScoreID bool `json:"topLevelScoreId"`
+	// NormalizedScoreURL: the platform keeps a score's scoreUrl in RFC 3986 normal form
+	// and answers it so (scheme and host in lower case, the default port dropped, dot
+	// segments removed, percent-encodings' hex digits in upper case), as .NET's
+	// Uri.AbsoluteUri, WHATWG URL.href and pydantic's AnyUrl write it; a scoreUrl
+	// criterion is read into the same form before it is matched.
+	NormalizedScoreURL bool `json:"normalizedScoreUrl"`
+	// SummaryListings: GET /scores lists each score as a summary, without options and
+	// renderings (GitHub's summary representations, Spring Data REST's excerpts, a
+	// search index's _source filtering); GET /scores/{id} answers the whole score.
+	SummaryListings bool `json:"summaryListings"`
 }
 
 // readingFields are the Readings' fields by JSON name, in declaration order.
