@@ -256,14 +256,15 @@ func (c *Client) ListScores(ctx context.Context, in ListScoresInput) ([]*Score, 
 }
 
 // ignoredQuery reports whether a page shows that the platform ignored the query
-// string: more scores than the limit asked for, or a score its criteria exclude.
+// string: more scores than the limit asked for, or a score its criteria exclude (an
+// address in another spelling of the criterion's is not excluded: EquivalentURLs).
 func ignoredQuery(in ListScoresInput, page []*Score) bool {
 	if in.Limit > 0 && len(page) > in.Limit {
 		return true
 	}
 	for _, s := range page {
 		if (in.Criteria.Status != "" && s.Status != "" && s.Status != in.Criteria.Status) ||
-			(in.Criteria.ScoreURL != "" && s.ScoreURL != "" && s.ScoreURL != in.Criteria.ScoreURL) ||
+			(in.Criteria.ScoreURL != "" && s.ScoreURL != "" && !EquivalentURLs(s.ScoreURL, in.Criteria.ScoreURL)) ||
 			(in.Criteria.Alias != "" && s.Alias != in.Criteria.Alias) {
 			return true
 		}

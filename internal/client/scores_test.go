@@ -336,3 +336,25 @@ func TestAliasAtEitherPlace(t *testing.T) {
 		t.Errorf("list: %+v", page)
 	}
 }
+
+// TestListByAnEquivalentAddress: on a platform that keeps addresses in RFC 3986 normal
+// form, a list filtered by another spelling of an address finds its score in one
+// request, and the answer's spelling is not taken as a sign that the platform ignored
+// the query (which would send every later GET with a body, and repeat the request).
+func TestListByAnEquivalentAddress(t *testing.T) {
+	t.Parallel()
+	env, c := readingEnv(t, "normalizedScoreUrl")
+	const sent = "https://CDN.Example:443/x/../eq/Caf%c3%a9.sib"
+	if _, err := c.PublishScore(env.ctx, PublishScoreInput{ScoreURL: sent}); err != nil {
+		t.Fatal(err)
+	}
+	route := "GET " + env.emu.PublishingURL("") + "/scores"
+	before := env.stats().Requests[route]
+	page, err := c.ListScores(env.ctx, ListScoresInput{Criteria: ScoreCriteria{ScoreURL: sent}})
+	if err != nil || len(page) != 1 || page[0].ScoreURL != "https://cdn.example/eq/Caf%C3%A9.sib" {
+		t.Fatalf("a list filtered by the sent spelling: %v, %v", page, err)
+	}
+	if n := env.stats().Requests[route] - before; n != 1 || c.getBodyShown() {
+		t.Errorf("the list took %d requests and the GET body shown is %v; want 1 and false", n, c.getBodyShown())
+	}
+}
