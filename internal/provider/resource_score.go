@@ -701,7 +701,10 @@ func (m scoreModel) detail(what string) string {
 	return name + ": " + what
 }
 
-// refresh copies the platform's view of the score into the model.
+// refresh copies the platform's view of the score into the model. What the answer
+// left out (a listing's summary) is unknown, not false or 0: the model keeps its
+// value for it (transpose never changes on the platform), and a page count never
+// read is null.
 func (m *scoreModel) refresh(s *client.Score) {
 	m.ID = types.StringValue(s.ID)
 	m.ScoreURL = scoreURLOf(s.ScoreURL)
@@ -709,11 +712,18 @@ func (m *scoreModel) refresh(s *client.Score) {
 	if s.Alias != "" {
 		m.ScoreID = types.StringValue(s.Alias)
 	}
-	m.Transpose = types.BoolValue(s.Transpose)
+	if !s.TransposeAbsent {
+		m.Transpose = types.BoolValue(s.Transpose)
+	}
 	m.Status = types.StringValue(s.Status)
 	m.CreatedAt = timeValue(s.CreatedAt)
 	m.UpdatedAt = timeValue(s.UpdatedAt)
-	m.PageCount = types.Int64Value(int64(s.PageCount()))
+	switch pages := pageCount(s); {
+	case !pages.IsNull():
+		m.PageCount = pages
+	case m.PageCount.IsUnknown():
+		m.PageCount = pages
+	}
 }
 
 // restoredScoreKey is the private state's key of a restored score taken as the
