@@ -57,7 +57,9 @@ data "mediaplatform_scores" "all" {
 			w := newWorkspace(t, emu, "")
 			w.writeWith(variant.provider, resources)
 			publish := "POST " + ctl.PublishingURL("") + "/scores"
+			beforeApply := ctl.Stats()
 			w.run("apply", "-auto-approve")
+			t.Logf("apply of %d scores on %s: %s", transposed+plain, variant.name, requestDelta(beforeApply, ctl.Stats()))
 			if n := ctl.Stats().Requests[publish]; n != transposed+plain {
 				t.Errorf("the apply published %d times, want %d", n, transposed+plain)
 			}
@@ -92,10 +94,23 @@ data "mediaplatform_scores" "all" {
 				}
 			}
 
+			get := "GET " + ctl.PublishingURL("") + "/scores/{id}"
 			for run := range 2 {
 				before := ctl.Stats()
 				w.run("plan", "-detailed-exitcode") // exit code 2, a plan with changes, fails the test
-				t.Logf("plan %d of %d scores on %s: %s", run+1, transposed+plain, variant.name, requestDelta(before, ctl.Stats()))
+				after := ctl.Stats()
+				t.Logf("plan %d of %d scores on %s: %s", run+1, transposed+plain, variant.name, requestDelta(before, after))
+				// Each refresh reads its score once, from the listing or with a GET (its
+				// own, before the count answers, or for a summary); the data source
+				// reads a GET only for a summary.
+				gets := after.Requests[get] - before.Requests[get]
+				switch {
+				case variant.reading != "" && gets != 2*(transposed+plain):
+					t.Errorf("a plan on summary listings made %d GETs, want %d: one for each score's refresh and "+
+						"one for each score of the data source", gets, 2*(transposed+plain))
+				case variant.reading == "" && gets > transposed+plain:
+					t.Errorf("a plan on whole listings made %d GETs, want at most one a score (the refresh's)", gets)
+				}
 			}
 			w.run("destroy", "-auto-approve")
 		})
