@@ -21,11 +21,11 @@ import (
 func TestScoreListSummaries(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	r := NewScoreResource()
+	r := &scoreResource{}
 	var schemaResp resource.SchemaResponse
 	r.Schema(ctx, resource.SchemaRequest{}, &schemaResp)
 	var identityResp resource.IdentitySchemaResponse
-	r.(resource.ResourceWithIdentity).IdentitySchema(ctx, resource.IdentitySchemaRequest{}, &identityResp)
+	r.IdentitySchema(ctx, resource.IdentitySchemaRequest{}, &identityResp)
 	req := list.ListRequest{IncludeResource: true, ResourceSchema: schemaResp.Schema, ResourceIdentitySchema: identityResp.IdentitySchema}
 	for _, summaries := range []bool{true, false} {
 		emu := newTestEmulatorWith(t, "the reading summaryListings", emulator.Options{RenderDelay: -1})
