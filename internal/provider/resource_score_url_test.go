@@ -19,7 +19,8 @@ import (
 // normalizedScoreUrl): the apply succeeds, the state keeps the configured spelling,
 // the plan after it is empty, and each score is published once. Changing an address to
 // an equivalent spelling publishes nothing; changing it to another address replaces
-// the score. A data source filtered by the configured spelling finds its score.
+// the score. A data source filtered by the configured spelling finds its score, and an
+// import reads the platform's spelling.
 func TestAccScore_normalizedScoreURL(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulatorWith(t, "the reading normalizedScoreUrl", emulator.Options{RenderDelay: testRenderDelay})
@@ -73,6 +74,20 @@ data "mediaplatform_scores" "by_url" {
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				Check: count,
+			},
+			// An import reads the platform's spelling; everything else as the state has it.
+			{
+				ResourceName:            "mediaplatform_score.aliased",
+				ImportState:             true,
+				ImportStateId:           name,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"timeouts", "score_url"},
+				ImportStateCheck: func(states []*terraform.InstanceState) error {
+					if len(states) != 1 || states[0].Attributes["score_url"] != lowerCase {
+						return fmt.Errorf("the import read %v, want score_url %q", states, lowerCase)
+					}
+					return nil
+				},
 			},
 			// Another spelling of the same address: no publish, no replacement.
 			{
