@@ -106,13 +106,11 @@ func (s *Score) UnmarshalJSON(b []byte) error {
 				User string `json:"user"`
 			} `json:"identity"`
 		} `json:"publisher"`
-		Options *struct {
-			Transpose bool `json:"transpose"`
-		} `json:"options"`
-		Status     string       `json:"status"`
-		CreatedAt  flexTime     `json:"createdAt"`
-		UpdatedAt  flexTime     `json:"updatedAt"`
-		Renderings *[]Rendering `json:"renderings"`
+		Options    json.RawMessage `json:"options"`
+		Status     string          `json:"status"`
+		CreatedAt  flexTime        `json:"createdAt"`
+		UpdatedAt  flexTime        `json:"updatedAt"`
+		Renderings json.RawMessage `json:"renderings"`
 	}
 	var typeErr *json.UnmarshalTypeError
 	if err := json.Unmarshal(b, &w); err != nil && !errors.As(err, &typeErr) {
@@ -122,17 +120,29 @@ func (s *Score) UnmarshalJSON(b []byte) error {
 	// on past a type error): the score is kept with that member absent (rule "a write
 	// is recorded from what proves it"). The error is not returned: in a list it would
 	// end the decoding of every score after this one.
+	// options and renderings are read apart, so that one absent, null or of another
+	// type is told from one that holds false or nothing.
+	var options *struct {
+		Transpose *bool `json:"transpose"`
+	}
+	var renderings *[]Rendering
+	if len(w.Options) > 0 && json.Unmarshal(w.Options, &options) != nil {
+		options = nil
+	}
+	if len(w.Renderings) > 0 && json.Unmarshal(w.Renderings, &renderings) != nil {
+		renderings = nil
+	}
 	*s = Score{
 		ID: w.ID, ScoreURL: w.ScoreURL, Alias: eitherPlace(w.Publisher.ScoreID, w.ScoreID), Publisher: w.Publisher.Identity.User,
 		Status: w.Status, CreatedAt: w.CreatedAt.Time, UpdatedAt: w.UpdatedAt.Time,
-		TransposeAbsent: w.Options == nil, RenderingsAbsent: w.Renderings == nil,
+		TransposeAbsent: options == nil, RenderingsAbsent: renderings == nil,
 		Raw: append(json.RawMessage(nil), b...),
 	}
-	if w.Options != nil {
-		s.Transpose = w.Options.Transpose
+	if options != nil && options.Transpose != nil {
+		s.Transpose = *options.Transpose
 	}
-	if w.Renderings != nil {
-		s.Renderings = *w.Renderings
+	if renderings != nil {
+		s.Renderings = *renderings
 	}
 	return nil
 }

@@ -358,3 +358,40 @@ func TestListByAnEquivalentAddress(t *testing.T) {
 		t.Errorf("the list took %d requests and the GET body shown is %v; want 1 and false", n, c.getBodyShown())
 	}
 }
+
+// TestScoreAbsentMembers: a score without options or renderings (a listing's summary)
+// is read with them unknown, not false and none; options without transpose is false
+// (rule 1, within an object the answer gives); GetScore's answer is the whole score.
+func TestScoreAbsentMembers(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		body                              string
+		transposeAbsent, renderingsAbsent bool
+		summary, transpose                bool
+	}{
+		{`{"id":"a","status":"idle","options":{"transpose":true},"renderings":[{"format":"svg","pages":3}]}`, false, false, false, true},
+		{`{"id":"a","status":"idle"}`, true, true, true, false},
+		{`{"id":"a","status":"pending"}`, true, true, true, false},
+		{`{"id":"a","status":"pending","options":{}}`, false, true, false, false},
+		{`{"id":"a","status":"idle","options":{}}`, false, true, true, false},
+		{`{"id":"a","status":"idle","options":null,"renderings":null}`, true, true, true, false},
+		{`{"id":"a","status":"error","options":{"transpose":true}}`, false, true, false, true},
+		{`{"id":"a","status":"idle","options":"yes","renderings":[]}`, true, false, true, false},
+		{`{"id":"a","status":"idle","options":{"transpose":"yes"},"renderings":"none"}`, true, true, true, false},
+		{`{"id":"a","status":"idle","options":{"transpose":true},"renderings":[{"format":"svg","pages":"2"}]}`, false, false, false, true},
+	} {
+		var s Score
+		if err := json.Unmarshal([]byte(c.body), &s); err != nil {
+			t.Fatalf("%s: %v", c.body, err)
+		}
+		if s.TransposeAbsent != c.transposeAbsent || s.RenderingsAbsent != c.renderingsAbsent || s.Summary() != c.summary ||
+			s.Transpose != c.transpose {
+			t.Errorf("%s: transpose %v (absent %v), renderings absent %v, summary %v; want %v (%v), %v, %v", c.body,
+				s.Transpose, s.TransposeAbsent, s.RenderingsAbsent, s.Summary(), c.transpose, c.transposeAbsent,
+				c.renderingsAbsent, c.summary)
+		}
+		if whole := s.whole(); whole.Summary() || whole.TransposeAbsent || whole.RenderingsAbsent {
+			t.Errorf("%s: the whole score still says members are unknown", c.body)
+		}
+	}
+}
