@@ -7,7 +7,8 @@ package client
 import "context"
 
 // readWaiters reads the scores of the due waits, with one GET for a single wait or
-// the newest list pages for several, and a GET for each score the pages lack.
+// the newest list pages for several, and a GET for each score the pages lack or give
+// as a summary once it has finished (Score.Summary: a listing without renderings).
 func (c *Client) readWaiters(ctx context.Context, due []*renderWaiter) {
 	var page map[string]*Score
 	if len(due) > 1 {
@@ -16,10 +17,12 @@ func (c *Client) readWaiters(ctx context.Context, due []*renderWaiter) {
 	missing := false
 	for _, w := range due {
 		s, ok := page[w.id]
-		if !ok {
-			if page != nil {
-				missing = true
-			}
+		if !ok && page != nil {
+			missing = true
+		}
+		// A summary of a finished score (the page left its renderings out) is read
+		// whole, once, as the wait ends with it.
+		if !ok || s.Summary() && c.finalStatus(ctx, s) {
 			var err error
 			if s, err = c.GetScore(ctx, w.id); err != nil {
 				c.renders.finish(w, nil, err)

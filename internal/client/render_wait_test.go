@@ -64,6 +64,9 @@ type renderPlatform struct {
 	fails   map[string]bool      // ids whose rendering fails
 	hidden  map[string]bool      // ids the list leaves out (another order, churn)
 	stuck   map[string]bool      // ids that never finish rendering
+	// summaries makes the list give each score without options and renderings;
+	// transposed makes every score transposed.
+	summaries, transposed bool
 	// shift is how far the platform's clock is from the step clock, now; stepped
 	// records the shift in force when each score was created.
 	shift   time.Duration
@@ -85,7 +88,12 @@ func newRenderPlatform(t *testing.T) *renderPlatform {
 		var list []any
 		for _, id := range p.scores[min(offset, len(p.scores)):] {
 			if !p.hidden[id] {
-				list = append(list, p.scoreLocked(id))
+				s := p.scoreLocked(id)
+				if p.summaries {
+					delete(s, "options")
+					delete(s, "renderings")
+				}
+				list = append(list, s)
 			}
 		}
 		writeJSON(w, map[string]any{"scores": list})
@@ -136,6 +144,9 @@ func (p *renderPlatform) scoreLocked(id string) map[string]any {
 		status, since = "rendering", created.Add(500*time.Millisecond)
 	}
 	s := scoreJSON(id, "https://cdn.example/"+id+".sib", "", status)
+	if p.transposed {
+		s["options"] = map[string]any{"transpose": true}
+	}
 	// Each timestamp is written on the platform's clock as it was when it was taken.
 	if since.Equal(created) {
 		s["updatedAt"] = since.Add(p.stepped[id]).Format(time.RFC3339Nano)
@@ -291,6 +302,34 @@ func TestRenderWaitShared(t *testing.T) {
 	gets, lists, _, _ = p.requests(since)
 	if gets != 1 || lists != 1 {
 		t.Errorf("a score missing from the page: %d GETs, %d pages; want one of each", gets, lists)
+	}
+}
+
+// TestRenderWaitSummaries: on a platform whose list gives each score as a summary
+// (without options and renderings), a wave of waits shares its list pages as on one
+// that lists whole scores, and each wait reads its score whole once, when the page
+// shows it finished: every wait ends with the score's options and renderings, none
+// with a summary. (On a platform that lists whole scores the same wave makes no GET:
+// TestRenderWaitShared.)
+func TestRenderWaitSummaries(t *testing.T) {
+	t.Parallel()
+	p := newRenderPlatform(t)
+	p.summaries, p.transposed = true, true
+	_, _, _, since := p.requests(nil)
+	ids := p.publish(10)
+	got := p.waitAll(t, ids)
+	gets, lists, counts, _ := p.requests(since)
+	for _, id := range ids {
+		s := got[id]
+		if s == nil || s.Status != ScoreStatusIdle || !s.Transpose {
+			t.Errorf("%s ended as %v, want the whole idle score, transposed", id, raw(s))
+		} else if s.Summary() {
+			t.Errorf("%s ended as a summary: %s", id, s.Raw)
+		}
+	}
+	if gets != len(ids) || counts != 1 || lists > 5 {
+		t.Errorf("a wave of 10 on a platform that lists summaries: %d GETs, %d list pages, %d counts; want one GET a "+
+			"score, one count, at most 5 pages", gets, lists, counts)
 	}
 }
 

@@ -136,7 +136,7 @@ func (c *Client) completePublished(ctx context.Context, s *Score, in PublishScor
 	if s.Status == "" {
 		s.Status = ScoreStatusPending
 	}
-	s.Transpose = in.Transpose
+	s.Transpose, s.TransposeAbsent = in.Transpose, false
 	return s
 }
 
@@ -219,11 +219,6 @@ func (s sentAt) onPlatform(c *Client) time.Time {
 // from when the look-up began (the score, if any, was created before).
 const ListingLagBound = 2 * time.Second
 
-// SameScoreURL reports whether two score addresses name the same score file: the one
-// comparison of a score's address that the recovery of a publish and the adoption of
-// an unrecorded score make. Today it compares the strings as they are.
-func SameScoreURL(a, b string) bool { return a == b }
-
 // recoverPublish looks for the score that a publish of in, first sent at sent, can
 // have created although no answer said so (cause). It returns the score (with
 // Recovered set), or nil when the request certainly created none, or an error.
@@ -275,7 +270,7 @@ func (c *Client) recoverPublish(ctx context.Context, in PublishScoreInput, sent 
 			return nil, nil
 		case err != nil:
 			return nil, fmt.Errorf("publishing score with alias %q: %w (and looking the alias up failed: %w)", in.Alias, cause, err)
-		case !SameScoreURL(s.ScoreURL, in.ScoreURL):
+		case !EquivalentURLs(s.ScoreURL, in.ScoreURL):
 			return nil, aliasConflict(in.Alias, fmt.Sprintf("is already used by score %s with another scoreUrl", s.ID))
 		case s.Transpose != in.Transpose:
 			return nil, aliasConflict(in.Alias, fmt.Sprintf("is already used by score %s with other options (transpose %t)",
@@ -296,7 +291,14 @@ func (c *Client) recoverPublish(ctx context.Context, in PublishScoreInput, sent 
 			if err != nil {
 				return nil, fmt.Errorf("%w (and looking for the score by its scoreUrl failed: %w)", cause, err)
 			}
-			if SameScoreURL(s.ScoreURL, in.ScoreURL) && s.Alias == "" && s.Transpose == in.Transpose && !s.CreatedAt.Before(since()) {
+			if !EquivalentURLs(s.ScoreURL, in.ScoreURL) || s.Alias != "" || s.CreatedAt.Before(since()) {
+				continue
+			}
+			// A listing's summary says nothing of the options: read the score whole.
+			if s, err = c.WholeScore(ctx, s); err != nil {
+				return nil, fmt.Errorf("%w (and reading a score of that scoreUrl whole failed: %w)", cause, err)
+			}
+			if s.Transpose == in.Transpose {
 				found = append(found, s)
 			}
 		}

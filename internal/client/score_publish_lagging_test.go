@@ -86,3 +86,26 @@ func TestPublishLostAnswerLaggingIndex(t *testing.T) {
 		})
 	}
 }
+
+// TestPublishLostAnswerSummaryListing: a lost publish of a transposed score, without
+// an alias, on a platform that lists scores as summaries (no options): the listing
+// cannot say the score is transposed, so the recovery reads it whole and adopts it,
+// rather than leaving the outcome unknown. Before the recovery read summaries whole,
+// the publish failed with "the listing of this scoreUrl … held no score created since".
+func TestPublishLostAnswerSummaryListing(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{Faults: emulator.Faults{Readings: emulator.Readings{SummaryListings: true}}})
+	c, p := env.proxiedClient()
+	p.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/scores$`, Drop: true, Times: 1})
+	s, err := c.PublishScore(env.ctx, PublishScoreInput{ScoreURL: "https://cdn.example/summary.sib", Transpose: true})
+	if err != nil {
+		t.Fatalf("the publish whose answer was lost: %v", err)
+	}
+	if n := env.stats().Scores; s.Recovered == "" || !s.Transpose || n != 1 {
+		t.Errorf("the publish returned score %s (recovered: %q, transpose %t) and the platform holds %d scores, want "+
+			"the recovered transposed score alone", s.ID, s.Recovered, s.Transpose, n)
+	}
+	if posts := p.Count(http.MethodPost, `/scores$`); posts != 1 {
+		t.Errorf("%d publishes sent, want 1", posts)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -62,6 +63,11 @@ const (
 //     lacks is read with a GET (never reported gone on its word); a page that fails,
 //     comes back short before the last, or lists only scores listed before ends
 //     the listing for this generation, and reads go on with GETs.
+//   - A score the listing gives as a summary (Score.Summary: without options, or an
+//     idle score without renderings) answers no read: the read makes its GET. A page
+//     of nothing but summaries shows a platform that lists summaries: from then on,
+//     for the process, reads make their GETs at once and no listing is requested
+//     (it would cost its count and pages on top of every GET).
 type scoreRefresh struct {
 	mu sync.Mutex
 	// generation counts the writes: a listing or count from an earlier generation
@@ -75,6 +81,9 @@ type scoreRefresh struct {
 	snapshot *scoreSnapshot
 	// failed is set after a listing failed: this generation reads with GETs.
 	failed bool
+	// summaries is set once a page held only summaries: the platform lists scores
+	// without what a refresh needs, and every read makes its GET, for the process.
+	summaries bool
 	// getCost and pageCost are moving averages of what one GET of a score and one
 	// list page took (zero before the first).
 	getCost, pageCost time.Duration
@@ -251,7 +260,7 @@ func (c *Client) fromSnapshot(ctx context.Context, idOrAlias string, start time.
 	if snap := r.snapshot; snap.answers(gen, start) {
 		return c.lookup(ctx, snap, idOrAlias, r.timer(r.waitBound()))
 	}
-	if r.failed || r.reads == 1 {
+	if r.failed || r.summaries || r.reads == 1 {
 		return nil, false
 	}
 	// Reads keep coming: learn how many scores a listing would read (again, when the
@@ -320,7 +329,9 @@ func (c *Client) lookup(ctx context.Context, snap *scoreSnapshot, idOrAlias stri
 	r := &c.refresh
 	for {
 		if s, ok := snap.byKey[idOrAlias]; ok {
-			return s, true
+			// A summary (the listing left out options or renderings) answers nothing:
+			// the read makes its GET for the whole score.
+			return s, !s.Summary()
 		}
 		if snap.err != nil || snap.complete() {
 			return nil, false
@@ -340,7 +351,7 @@ func (c *Client) lookup(ctx context.Context, snap *scoreSnapshot, idOrAlias stri
 		r.mu.Lock()
 		snap.waiting--
 		if gaveUp {
-			if s, ok := snap.byKey[idOrAlias]; ok {
+			if s, ok := snap.byKey[idOrAlias]; ok && !s.Summary() {
 				return s, true
 			}
 			return nil, false
@@ -400,6 +411,11 @@ func (c *Client) readPage(ctx context.Context, snap *scoreSnapshot, page int) {
 		return
 	}
 	observe(&r.pageCost, time.Since(start))
+	if len(scores) > 0 && !slices.ContainsFunc(scores, func(s *Score) bool { return !s.Summary() }) && !r.summaries {
+		r.summaries = true
+		c.warnFallback(ctx, "refresh-summaries", "the platform lists scores as summaries, without options or renderings; "+
+			"the refresh reads each score with a GET of its own", nil)
+	}
 	for _, s := range scores {
 		snap.byKey[s.ID] = s
 		if s.Alias != "" {

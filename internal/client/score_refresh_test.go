@@ -438,3 +438,48 @@ func TestRefreshUnderChurn(t *testing.T) {
 		})
 	}
 }
+
+// TestRefreshScoreSummaries: on a platform whose listing gives each score as a summary
+// (reading summaryListings), every read answers what GetScore answers (transpose and
+// renderings included), with one GET each and at most one count and the listing's
+// pages besides; once a page showed only summaries, the next refresh of the process
+// reads with GETs alone. (On a platform that lists whole scores a refresh makes a GET
+// only for the reads before the count: TestRefreshScoreBatches.)
+func TestRefreshScoreSummaries(t *testing.T) {
+	t.Parallel()
+	// Rendered at once, so that the statuses hold still and the renderings are there.
+	env := newEmuEnv(t, emulator.Options{RenderDelay: -1, Faults: emulator.Faults{Readings: emulator.Readings{SummaryListings: true}}})
+	publisher := env.client()
+	var keys []string
+	for i := range 150 {
+		s, err := publisher.PublishScore(env.ctx, PublishScoreInput{ScoreURL: fmt.Sprintf("https://cdn.example/sum/%d.sib", i), Transpose: i%2 == 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, s.ID)
+	}
+	c := env.client()
+	var pagesBefore int
+	for round := range 2 {
+		before := env.stats()
+		got := refreshAll(env.ctx, t, c, keys)
+		cost := env.refreshRequests(before, env.stats())
+		t.Logf("refresh %d of %d scores listed as summaries: %+v", round+1, len(keys), cost)
+		if cost.gets != len(keys) || cost.counts > 1 || cost.pages > 2 {
+			t.Errorf("refresh %d: %+v; want one GET a read, at most one count and the 2 pages", round+1, cost)
+		}
+		if round == 1 && pagesBefore > 0 && cost.pages+cost.counts > 0 {
+			t.Errorf("after a listing of summaries the refresh listed again: %+v", cost)
+		}
+		pagesBefore = cost.pages
+		for i, s := range got {
+			want, err := c.GetScore(env.ctx, keys[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(s, want) {
+				t.Errorf("RefreshScore(%q) differs from GetScore:\n%s\n%s", keys[i], raw(s), want.Raw)
+			}
+		}
+	}
+}

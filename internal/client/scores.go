@@ -39,8 +39,14 @@ type Score struct {
 	Alias string
 	// Publisher is the user who published the score (publisher.identity.user).
 	Publisher string
-	// Transpose is options.transpose.
+	// Transpose is options.transpose; false also when TransposeAbsent.
 	Transpose bool
+	// TransposeAbsent is set when the answer has no options object: a listing that
+	// gives each score as a summary (without options and renderings) says nothing of
+	// transpose, which is then unknown, not false. Options present without transpose
+	// is false (rule 1: absent means zero, within an object the answer gives). Set only
+	// on scores from a listing: GetScore's answer is the whole score.
+	TransposeAbsent bool
 	// Status is one of the ScoreStatus values (others are passed through).
 	Status string
 	// CreatedAt and UpdatedAt are the record's timestamps.
@@ -48,6 +54,10 @@ type Score struct {
 	UpdatedAt time.Time
 	// Renderings lists the rendered formats.
 	Renderings []Rendering
+	// RenderingsAbsent is set when the answer has no renderings member: a listing's
+	// summary, or a platform that leaves an empty list out. Set only on scores from a
+	// listing, like TransposeAbsent.
+	RenderingsAbsent bool
 	// Raw is the score object as the API returned it.
 	Raw json.RawMessage
 	// Recovered is set by PublishScore when the publish got no usable answer and the
@@ -96,13 +106,11 @@ func (s *Score) UnmarshalJSON(b []byte) error {
 				User string `json:"user"`
 			} `json:"identity"`
 		} `json:"publisher"`
-		Options struct {
-			Transpose bool `json:"transpose"`
-		} `json:"options"`
-		Status     string      `json:"status"`
-		CreatedAt  flexTime    `json:"createdAt"`
-		UpdatedAt  flexTime    `json:"updatedAt"`
-		Renderings []Rendering `json:"renderings"`
+		Options    json.RawMessage `json:"options"`
+		Status     string          `json:"status"`
+		CreatedAt  flexTime        `json:"createdAt"`
+		UpdatedAt  flexTime        `json:"updatedAt"`
+		Renderings json.RawMessage `json:"renderings"`
 	}
 	var typeErr *json.UnmarshalTypeError
 	if err := json.Unmarshal(b, &w); err != nil && !errors.As(err, &typeErr) {
@@ -112,13 +120,48 @@ func (s *Score) UnmarshalJSON(b []byte) error {
 	// on past a type error): the score is kept with that member absent (rule "a write
 	// is recorded from what proves it"). The error is not returned: in a list it would
 	// end the decoding of every score after this one.
+	// options and renderings are read apart, so that one absent, null or of another
+	// type is told from one that holds false or nothing.
+	var options *struct {
+		Transpose *bool `json:"transpose"`
+	}
+	var renderings *[]Rendering
+	if len(w.Options) > 0 && json.Unmarshal(w.Options, &options) != nil {
+		options = nil
+	}
+	if len(w.Renderings) > 0 && json.Unmarshal(w.Renderings, &renderings) != nil {
+		renderings = nil
+	}
 	*s = Score{
 		ID: w.ID, ScoreURL: w.ScoreURL, Alias: eitherPlace(w.Publisher.ScoreID, w.ScoreID), Publisher: w.Publisher.Identity.User,
-		Transpose: w.Options.Transpose, Status: w.Status,
-		CreatedAt: w.CreatedAt.Time, UpdatedAt: w.UpdatedAt.Time,
-		Renderings: w.Renderings, Raw: append(json.RawMessage(nil), b...),
+		Status: w.Status, CreatedAt: w.CreatedAt.Time, UpdatedAt: w.UpdatedAt.Time,
+		TransposeAbsent: options == nil, RenderingsAbsent: renderings == nil,
+		Raw: append(json.RawMessage(nil), b...),
+	}
+	if options != nil && options.Transpose != nil {
+		s.Transpose = *options.Transpose
+	}
+	if renderings != nil {
+		s.Renderings = *renderings
 	}
 	return nil
+}
+
+// Summary reports whether the score, as a listing gave it, lacks what a reader of the
+// whole score needs: options (so transpose is unknown), or the renderings of a score
+// that has rendered (so its page count is unknown). A reader that needs them reads
+// the score with GetScore, once (the reading table's rule on partial
+// representations). Before rendering has finished a score has no renderings, and
+// their absence says nothing new.
+func (s *Score) Summary() bool {
+	return s.TransposeAbsent || s.RenderingsAbsent && s.Status == ScoreStatusIdle
+}
+
+// whole marks a score as the whole score (GetScore's answer): what it lacks is its
+// zero value (rule 1), not unknown.
+func (s *Score) whole() *Score {
+	s.TransposeAbsent, s.RenderingsAbsent = false, false
+	return s
 }
 
 // eitherPlace reads a member that the contract puts in one place and the
@@ -215,7 +258,18 @@ func (c *Client) GetScore(ctx context.Context, idOrAlias string) (*Score, error)
 	if out == nil || out.ID == "" {
 		return nil, fmt.Errorf("reading score %q: the answer holds no score", idOrAlias)
 	}
-	return out, nil
+	return out.whole(), nil
+}
+
+// WholeScore returns s, a score as a listing gave it, when it is whole, else the
+// score read with GetScore: a listing may give each score as a summary (Summary), and
+// then each reader that needs what it lacks reads it once. On a platform that lists
+// whole scores it costs nothing.
+func (c *Client) WholeScore(ctx context.Context, s *Score) (*Score, error) {
+	if !s.Summary() {
+		return s, nil
+	}
+	return c.GetScore(ctx, s.ID)
 }
 
 // ListScores returns one page of scores, in the platform's order (the contract's
@@ -253,14 +307,15 @@ func (c *Client) ListScores(ctx context.Context, in ListScoresInput) ([]*Score, 
 }
 
 // ignoredQuery reports whether a page shows that the platform ignored the query
-// string: more scores than the limit asked for, or a score its criteria exclude.
+// string: more scores than the limit asked for, or a score its criteria exclude (an
+// address in another spelling of the criterion's is not excluded: EquivalentURLs).
 func ignoredQuery(in ListScoresInput, page []*Score) bool {
 	if in.Limit > 0 && len(page) > in.Limit {
 		return true
 	}
 	for _, s := range page {
 		if (in.Criteria.Status != "" && s.Status != "" && s.Status != in.Criteria.Status) ||
-			(in.Criteria.ScoreURL != "" && s.ScoreURL != "" && s.ScoreURL != in.Criteria.ScoreURL) ||
+			(in.Criteria.ScoreURL != "" && s.ScoreURL != "" && !EquivalentURLs(s.ScoreURL, in.Criteria.ScoreURL)) ||
 			(in.Criteria.Alias != "" && s.Alias != in.Criteria.Alias) {
 			return true
 		}

@@ -336,3 +336,62 @@ func TestAliasAtEitherPlace(t *testing.T) {
 		t.Errorf("list: %+v", page)
 	}
 }
+
+// TestListByAnEquivalentAddress: on a platform that keeps addresses in RFC 3986 normal
+// form, a list filtered by another spelling of an address finds its score in one
+// request, and the answer's spelling is not taken as a sign that the platform ignored
+// the query (which would send every later GET with a body, and repeat the request).
+func TestListByAnEquivalentAddress(t *testing.T) {
+	t.Parallel()
+	env, c := readingEnv(t, "normalizedScoreUrl")
+	const sent = "https://CDN.Example:443/x/../eq/Caf%c3%a9.sib"
+	if _, err := c.PublishScore(env.ctx, PublishScoreInput{ScoreURL: sent}); err != nil {
+		t.Fatal(err)
+	}
+	route := "GET " + env.emu.PublishingURL("") + "/scores"
+	before := env.stats().Requests[route]
+	page, err := c.ListScores(env.ctx, ListScoresInput{Criteria: ScoreCriteria{ScoreURL: sent}})
+	if err != nil || len(page) != 1 || page[0].ScoreURL != "https://cdn.example/eq/Caf%C3%A9.sib" {
+		t.Fatalf("a list filtered by the sent spelling: %v, %v", page, err)
+	}
+	if n := env.stats().Requests[route] - before; n != 1 || c.getBodyShown() {
+		t.Errorf("the list took %d requests and the GET body shown is %v; want 1 and false", n, c.getBodyShown())
+	}
+}
+
+// TestScoreAbsentMembers: a score without options or renderings (a listing's summary)
+// is read with them unknown, not false and none; options without transpose is false
+// (rule 1, within an object the answer gives); GetScore's answer is the whole score.
+func TestScoreAbsentMembers(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		body                              string
+		transposeAbsent, renderingsAbsent bool
+		summary, transpose                bool
+	}{
+		{`{"id":"a","status":"idle","options":{"transpose":true},"renderings":[{"format":"svg","pages":3}]}`, false, false, false, true},
+		{`{"id":"a","status":"idle"}`, true, true, true, false},
+		{`{"id":"a","status":"pending"}`, true, true, true, false},
+		{`{"id":"a","status":"pending","options":{}}`, false, true, false, false},
+		{`{"id":"a","status":"idle","options":{}}`, false, true, true, false},
+		{`{"id":"a","status":"idle","options":null,"renderings":null}`, true, true, true, false},
+		{`{"id":"a","status":"error","options":{"transpose":true}}`, false, true, false, true},
+		{`{"id":"a","status":"idle","options":"yes","renderings":[]}`, true, false, true, false},
+		{`{"id":"a","status":"idle","options":{"transpose":"yes"},"renderings":"none"}`, true, true, true, false},
+		{`{"id":"a","status":"idle","options":{"transpose":true},"renderings":[{"format":"svg","pages":"2"}]}`, false, false, false, true},
+	} {
+		var s Score
+		if err := json.Unmarshal([]byte(c.body), &s); err != nil {
+			t.Fatalf("%s: %v", c.body, err)
+		}
+		if s.TransposeAbsent != c.transposeAbsent || s.RenderingsAbsent != c.renderingsAbsent || s.Summary() != c.summary ||
+			s.Transpose != c.transpose {
+			t.Errorf("%s: transpose %v (absent %v), renderings absent %v, summary %v; want %v (%v), %v, %v", c.body,
+				s.Transpose, s.TransposeAbsent, s.RenderingsAbsent, s.Summary(), c.transpose, c.transposeAbsent,
+				c.renderingsAbsent, c.summary)
+		}
+		if whole := s.whole(); whole.Summary() || whole.TransposeAbsent || whole.RenderingsAbsent {
+			t.Errorf("%s: the whole score still says members are unknown", c.body)
+		}
+	}
+}

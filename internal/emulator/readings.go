@@ -150,6 +150,16 @@ type Readings struct {
 	// nested binding) and answer the JSON-text form (score={…}) with 400 "request/query/
 	// score must be object". A JSON body is read as in the contract.
 	BracketQueryObjects bool `json:"bracketQueryObjects"`
+	// NormalizedScoreURL: the platform keeps a score's scoreUrl in RFC 3986 normal form
+	// and answers it so (scheme and host in lower case, the default port dropped, dot
+	// segments removed, percent-encodings' hex digits in upper case), as .NET's
+	// Uri.AbsoluteUri, WHATWG URL.href and pydantic's AnyUrl write it; a scoreUrl
+	// criterion is read into the same form before it is matched.
+	NormalizedScoreURL bool `json:"normalizedScoreUrl"`
+	// SummaryListings: GET /scores lists each score as a summary, without options and
+	// renderings (GitHub's summary representations, Spring Data REST's excerpts, a
+	// search index's _source filtering); GET /scores/{id} answers the whole score.
+	SummaryListings bool `json:"summaryListings"`
 }
 
 // readingFields are the Readings' fields by JSON name, in declaration order.

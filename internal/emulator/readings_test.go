@@ -522,3 +522,57 @@ func TestReadingBracketQueryObjects(t *testing.T) {
 		t.Errorf("GET count in bracket form: %v, want 1", count["count"])
 	}
 }
+
+// TestReadingNormalizedScoreURL: under the reading, every answer carries the scoreUrl
+// in RFC 3986 normal form, and a scoreUrl criterion in another spelling of it finds
+// the score.
+func TestReadingNormalizedScoreURL(t *testing.T) {
+	t.Parallel()
+	api := newScoreAPI(t, Options{}, false)
+	api.withReadings("normalizedScoreUrl")
+	const sent = "HTTPS://Scores.Example.COM:443/x/../sn/Caf%c3%a9.sib?v=%2f1#Top"
+	const normal = "https://scores.example.com/sn/Caf%C3%A9.sib?v=%2F1#Top"
+	publish := api.do(t, http.MethodPost, "/scores", `{"scoreUrl":"`+sent+`","scoreId":"normal-alias"}`)
+	answers := map[string]*emuResponse{
+		"publish":        publish,
+		"get":            api.do(t, http.MethodGet, "/scores/normal-alias", ""),
+		"list":           api.do(t, http.MethodGet, "/scores", ""),
+		"list by sent":   api.do(t, http.MethodGet, "/scores?score="+url.QueryEscape(`{"scoreUrl":"`+sent+`"}`), ""),
+		"list by normal": api.do(t, http.MethodGet, "/scores?score="+url.QueryEscape(`{"scoreUrl":"`+normal+`"}`), ""),
+	}
+	for call, answer := range answers {
+		if answer.status != http.StatusOK || !strings.Contains(string(answer.body), `"scoreUrl":"`+normal+`"`) {
+			t.Errorf("%s: %d %s", call, answer.status, answer.body)
+		}
+	}
+	for in, want := range map[string]string{
+		"http://A.Example:80":             "http://a.example/",
+		"https://a.example:8443/a/./b/..": "https://a.example:8443/a/",
+		"https://u@a.example/%7e":         "https://u@a.example/%7E",
+		"https://[2001:DB8::1]:443/a":     "https://[2001:db8::1]/a",
+	} {
+		if got := normalScoreURL(in); got != want {
+			t.Errorf("normalScoreURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestReadingSummaryListings: under the reading, the listing gives each score without
+// options and renderings, and GET /scores/{id} gives the whole score.
+func TestReadingSummaryListings(t *testing.T) {
+	t.Parallel()
+	api := newScoreAPI(t, Options{}, false)
+	api.withReadings("summaryListings")
+	api.do(t, http.MethodPost, "/scores", `{"scoreUrl":"https://cdn.example/sum.sib","scoreId":"sum","options":{"transpose":true}}`)
+	list := api.do(t, http.MethodGet, "/scores", "")
+	body := string(list.body)
+	if list.status != http.StatusOK || !strings.Contains(body, `"id"`) || !strings.Contains(body, `"status"`) ||
+		strings.Contains(body, `"options"`) || strings.Contains(body, `"renderings"`) {
+		t.Errorf("list: %d %s", list.status, body)
+	}
+	get := api.do(t, http.MethodGet, "/scores/sum", "")
+	if get.status != http.StatusOK || !strings.Contains(string(get.body), `"options":{"transpose":true}`) ||
+		!strings.Contains(string(get.body), `"renderings"`) {
+		t.Errorf("get: %d %s", get.status, get.body)
+	}
+}

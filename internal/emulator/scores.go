@@ -354,6 +354,9 @@ func (e *Emulator) handlePublishScore(w http.ResponseWriter, r *http.Request, u 
 			return
 		}
 	}
+	if e.readings().NormalizedScoreURL {
+		scoreURL = normalScoreURL(scoreURL)
+	}
 	rec := &scoreRecord{
 		id:        uuid.NewString(),
 		scoreURL:  scoreURL,
@@ -589,7 +592,7 @@ func readScoreQuery(params *scoreParams, list bool) (scoreQuery, *badParam) {
 // matching returns the scores meeting the criteria, as they are now, ordered by
 // createdAt then id (newest first under the NewestFirst reading, §V9).
 func (e *Emulator) matching(criteria map[string]any) []scoreJSON {
-	newestFirst := e.readings().NewestFirst
+	newestFirst, normalizeCriteria := e.readings().NewestFirst, e.readings().NormalizedScoreURL
 	lag := e.readLag()
 	period := time.Duration(e.faults.get().IndexRefreshMs) * time.Millisecond
 	e.scores.mu.Lock()
@@ -617,7 +620,7 @@ func (e *Emulator) matching(criteria map[string]any) []scoreJSON {
 	out := make([]scoreJSON, 0, len(recs))
 	for _, rec := range recs {
 		score := e.scoreAt(rec, now)
-		if scoreMatches(score, criteria) {
+		if scoreMatches(score, criteria, normalizeCriteria) {
 			out = append(out, score)
 		}
 	}
@@ -649,17 +652,113 @@ func (e *Emulator) handleListScores(w http.ResponseWriter, r *http.Request, _ *U
 	}
 	scores := e.matching(q.criteria)
 	from, to := q.window(len(scores))
+	var page any = scores[from:to]
+	if e.readings().SummaryListings {
+		page = summaries(scores[from:to])
+	}
 	if e.readings().BareBodies {
-		e.writeScoreAnswer(w, scores[from:to])
+		e.writeScoreAnswer(w, page)
 		return
 	}
-	answer := map[string]any{"scores": scores[from:to]}
+	answer := map[string]any{"scores": page}
 	if e.readings().ListEnvelope {
 		// Contract §V8: envelope fields beside the list.
 		answer["total"], answer["offset"], answer["limit"] = len(scores), q.offset, q.limit
 		answer["_links"] = map[string]any{"self": link{Href: baseURL(r) + r.URL.RequestURI()}}
 	}
 	e.writeScoreAnswer(w, answer)
+}
+
+// summaries are the scores as a listing of the reading summaryListings gives them:
+// without options and renderings.
+func summaries(scores []scoreJSON) []map[string]any {
+	out := make([]map[string]any, 0, len(scores))
+	for _, score := range scores {
+		var doc map[string]any
+		if b, err := json.Marshal(score); err == nil && json.Unmarshal(b, &doc) == nil {
+			delete(doc, "options")
+			delete(doc, "renderings")
+			out = append(out, doc)
+		}
+	}
+	return out
+}
+
+// normalScoreURL is raw, a scoreUrl the publish accepted, in RFC 3986 normal form as
+// the reading normalizedScoreUrl keeps it: scheme and host in lower case, the
+// scheme's default port dropped, dot segments removed (§5.2.4), and the hex digits of
+// every percent-encoding in upper case.
+func normalScoreURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return raw
+	}
+	rest := strings.TrimPrefix(raw[len(u.Scheme)+1:], "//")
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[i:] // past the authority
+	} else {
+		rest = ""
+	}
+	path, tail := rest, ""
+	if i := strings.IndexAny(rest, "?#"); i >= 0 {
+		path, tail = rest[:i], rest[i:]
+	}
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	scheme := strings.ToLower(u.Scheme)
+	if defaultPort := map[string]string{"http": "80", "https": "443"}[scheme]; port != "" && port != defaultPort {
+		host += ":" + port
+	}
+	if path == "" {
+		path = "/"
+	}
+	userinfo := ""
+	if u.User != nil {
+		userinfo = u.User.String() + "@"
+	}
+	return scheme + "://" + userinfo + host + upperEscapes(dotSegmentsRemoved(path)) + upperEscapes(tail)
+}
+
+// dotSegmentsRemoved is RFC 3986 §5.2.4 for an absolute path.
+func dotSegmentsRemoved(path string) string {
+	segments := strings.Split(path, "/")[1:]
+	out := []string{}
+	for i, seg := range segments {
+		last := i == len(segments)-1
+		switch seg {
+		case ".", "..":
+			if seg == ".." && len(out) > 0 {
+				out = out[:len(out)-1]
+			}
+			if last {
+				out = append(out, "")
+			}
+		default:
+			out = append(out, seg)
+		}
+	}
+	return "/" + strings.Join(out, "/")
+}
+
+// upperEscapes writes the hex digits of every percent-encoding in s in upper case.
+func upperEscapes(s string) string {
+	b := []byte(s)
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] == '%' {
+			b[i+1], b[i+2] = upperHex(b[i+1]), upperHex(b[i+2])
+			i += 2
+		}
+	}
+	return string(b)
+}
+
+func upperHex(c byte) byte {
+	if c >= 'a' && c <= 'f' {
+		return c - 'a' + 'A'
+	}
+	return c
 }
 
 // cdnRefusesGetBody answers, under the reading refuseGetBody, a GET that carries a
@@ -727,7 +826,9 @@ func (e *Emulator) handleCountScores(w http.ResponseWriter, r *http.Request, _ *
 
 // scoreMatches applies the criteria to the score's JSON form: "scoreId" is
 // publisher.scoreId, every other key the top-level field of that name.
-func scoreMatches(score scoreJSON, criteria map[string]any) bool {
+// Under the reading normalizedScoreUrl (normalized), a scoreUrl criterion is read into
+// the normal form the scores are kept in.
+func scoreMatches(score scoreJSON, criteria map[string]any, normalized bool) bool {
 	if len(criteria) == 0 {
 		return true
 	}
@@ -740,6 +841,9 @@ func scoreMatches(score scoreJSON, criteria map[string]any) bool {
 	}
 	for key, want := range criteria {
 		have, ok := fields[key]
+		if u, isString := want.(string); isString && key == "scoreUrl" && normalized {
+			want = normalScoreURL(u)
+		}
 		if key == "scoreId" {
 			have, ok = score.Publisher.ScoreID, score.Publisher.ScoreID != ""
 		}

@@ -118,6 +118,15 @@ func (d *scoresDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 					len(scores)), err)
 			return
 		}
+		// A summary (the listing left out options or renderings) is read whole, once;
+		// one deleted meanwhile keeps what the listing gave, the rest null.
+		if whole, err := d.client.WholeScore(ctx, score); err == nil {
+			score = whole
+		} else if !client.IsNotFound(err) {
+			addClientError(&resp.Diagnostics, "Unable to read score",
+				fmt.Sprintf("Score %s, listed as a summary, could not be read whole. Check the provider settings and try again.", score.ID), err)
+			return
+		}
 		v, err := scoreResultModel{ID: types.StringValue(score.ID), scoreAttributesModel: newScoreAttributes(score)}.terraformValue(ctx, scoreType)
 		if err != nil {
 			resp.Diagnostics.AddError("Provider bug: a score has no Terraform value", err.Error())

@@ -100,7 +100,7 @@ func (r *scoreListResource) List(ctx context.Context, req list.ListRequest, stre
 			if prefix != "" && !strings.HasPrefix(score.Alias, prefix) {
 				continue
 			}
-			if !push(scoreListResult(ctx, req, score)) {
+			if !push(scoreListResult(ctx, r.client, req, score)) {
 				return
 			}
 			if sent++; req.Limit > 0 && sent >= req.Limit {
@@ -112,11 +112,20 @@ func (r *scoreListResource) List(ctx context.Context, req list.ListRequest, stre
 
 // scoreListResult is one result: the score's identity, a name a person recognises,
 // and with IncludeResource the resource as Read and ImportState would store it.
-func scoreListResult(ctx context.Context, req list.ListRequest, score *client.Score) list.ListResult {
+func scoreListResult(ctx context.Context, c *client.Client, req list.ListRequest, score *client.Score) list.ListResult {
 	result := req.NewListResult(ctx)
 	result.DisplayName = scoreDisplayName(score)
 	result.Diagnostics.Append(result.Identity.Set(ctx, scoreIdentityModel{ID: types.StringValue(score.ID)})...)
 	if !req.IncludeResource {
+		return result
+	}
+	// A summary (the listing left out options or renderings) is read whole, once,
+	// for the resource; the identity and the name need nothing more.
+	if whole, err := c.WholeScore(ctx, score); err == nil {
+		score = whole
+	} else if !client.IsNotFound(err) {
+		addClientError(&result.Diagnostics, "Unable to read score",
+			fmt.Sprintf("Score %s, listed as a summary, could not be read whole.", score.ID), err)
 		return result
 	}
 	var m scoreModel

@@ -55,7 +55,7 @@ const (
 
 type scoreModel struct {
 	ID               types.String   `tfsdk:"id"`
-	ScoreURL         types.String   `tfsdk:"score_url"`
+	ScoreURL         scoreURLValue  `tfsdk:"score_url"`
 	ScoreID          types.String   `tfsdk:"score_id"`
 	Transpose        types.Bool     `tfsdk:"transpose"`
 	PurgeOnDestroy   types.Bool     `tfsdk:"purge_on_destroy"`
@@ -93,10 +93,15 @@ func (r *scoreResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			},
 			"score_url": schema.StringAttribute{
 				MarkdownDescription: "Absolute `http` or `https` address of the score file; the platform must be able to fetch it. " +
-					"Changing it publishes a new score.",
+					"Changing it to another address publishes a new score. It is compared as a URI (RFC 3986 §6.2.2–6.2.3: the " +
+					"case of the scheme and the host, the default port, `.` and `..` segments, the case of percent-encodings, " +
+					"percent-encoded letters and digits), not as a string: a platform that answers another spelling of the " +
+					"address changes nothing, and changing it to another spelling of the same address publishes nothing (the " +
+					"state takes the new spelling).",
 				Required:      true,
+				CustomType:    scoreURLType{},
 				Validators:    []validator.String{scoreURL()},
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				PlanModifiers: []planmodifier.String{requiresReplaceUnlessEquivalent()},
 			},
 			"score_id": schema.StringAttribute{
 				MarkdownDescription: "Alias by which the score can also be addressed (`publisher.scoreId`): 1 to 128 characters of " +
@@ -386,7 +391,7 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 func (r *scoreResource) unrecordedScore(ctx context.Context, plan scoreModel, hint string) (*client.Score, string) {
 	alias := plan.ScoreID.ValueString()
 	held, err := r.client.GetScore(ctx, alias)
-	if err != nil || !client.SameScoreURL(held.ScoreURL, plan.ScoreURL.ValueString()) || held.Transpose != plan.Transpose.ValueBool() {
+	if err != nil || !client.EquivalentURLs(held.ScoreURL, plan.ScoreURL.ValueString()) || held.Transpose != plan.Transpose.ValueBool() {
 		return nil, hint
 	}
 	user := r.client.PlatformUser()
@@ -715,19 +720,29 @@ func (m scoreModel) detail(what string) string {
 	return name + ": " + what
 }
 
-// refresh copies the platform's view of the score into the model.
+// refresh copies the platform's view of the score into the model. What the answer
+// left out (a listing's summary) is unknown, not false or 0: the model keeps its
+// value for it (transpose never changes on the platform), and a page count never
+// read is null.
 func (m *scoreModel) refresh(s *client.Score) {
 	m.ID = types.StringValue(s.ID)
-	m.ScoreURL = types.StringValue(s.ScoreURL)
+	m.ScoreURL = scoreURLOf(s.ScoreURL)
 	m.ScoreID = types.StringNull()
 	if s.Alias != "" {
 		m.ScoreID = types.StringValue(s.Alias)
 	}
-	m.Transpose = types.BoolValue(s.Transpose)
+	if !s.TransposeAbsent {
+		m.Transpose = types.BoolValue(s.Transpose)
+	}
 	m.Status = types.StringValue(s.Status)
 	m.CreatedAt = timeValue(s.CreatedAt)
 	m.UpdatedAt = timeValue(s.UpdatedAt)
-	m.PageCount = types.Int64Value(int64(s.PageCount()))
+	switch pages := pageCount(s); {
+	case !pages.IsNull():
+		m.PageCount = pages
+	case m.PageCount.IsUnknown():
+		m.PageCount = pages
+	}
 }
 
 // restoredScoreKey is the private state's key of a restored score taken as the
@@ -828,7 +843,7 @@ func restoredHolder(state scoreModel, s *client.Score, user string) bool {
 // time and address it copied.
 func stateRecords(state scoreModel, s *client.Score) bool {
 	createdAt, err := time.Parse(time.RFC3339Nano, state.CreatedAt.ValueString())
-	return err == nil && !s.CreatedAt.IsZero() && s.CreatedAt.Equal(createdAt) && s.ScoreURL == state.ScoreURL.ValueString() &&
+	return err == nil && !s.CreatedAt.IsZero() && s.CreatedAt.Equal(createdAt) && client.EquivalentURLs(s.ScoreURL, state.ScoreURL.ValueString()) &&
 		s.Alias == state.ScoreID.ValueString()
 }
 

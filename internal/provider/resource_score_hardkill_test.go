@@ -418,7 +418,7 @@ func TestImportedScoreIsNotAdopted(t *testing.T) {
 		t.Fatalf("the import failed: %v", imported.Diagnostics)
 	}
 	plan := scoreModel{
-		ScoreURL: types.StringValue(accScoreURL(alias)), ScoreID: types.StringValue(alias),
+		ScoreURL: scoreURLOf(accScoreURL(alias)), ScoreID: types.StringValue(alias),
 		Transpose: types.BoolValue(false), AdoptUnrecorded: types.BoolValue(true),
 	}
 	if got, hint := r.unrecordedScore(ctx, plan, "the 409's hint"); got != nil {

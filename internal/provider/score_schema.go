@@ -52,7 +52,10 @@ type scoreRenderingModel struct {
 }
 
 // newScoreAttributes copies a score into the model. The alias and the publisher are
-// null when the platform reports none.
+// null when the platform reports none; transpose, the page count and the renderings
+// are null when the answer left them out (a listing's summary: the data sources read
+// such a score whole first, client.WholeScore, so only a score deleted meanwhile
+// keeps them null).
 func newScoreAttributes(s *client.Score) scoreAttributesModel {
 	m := scoreAttributesModel{
 		ScoreID:    optionalString(s.Alias),
@@ -61,9 +64,15 @@ func newScoreAttributes(s *client.Score) scoreAttributesModel {
 		Status:     types.StringValue(s.Status),
 		CreatedAt:  timeValue(s.CreatedAt),
 		UpdatedAt:  timeValue(s.UpdatedAt),
-		PageCount:  types.Int64Value(int64(s.PageCount())),
+		PageCount:  pageCount(s),
 		Publisher:  optionalString(s.Publisher),
 		Renderings: make([]scoreRenderingModel, 0, len(s.Renderings)),
+	}
+	if s.TransposeAbsent {
+		m.Transpose = types.BoolNull()
+	}
+	if s.RenderingsAbsent && s.Status == client.ScoreStatusIdle {
+		m.Renderings = nil
 	}
 	for _, r := range s.Renderings {
 		m.Renderings = append(m.Renderings, scoreRenderingModel{
@@ -72,6 +81,16 @@ func newScoreAttributes(s *client.Score) scoreAttributesModel {
 		})
 	}
 	return m
+}
+
+// pageCount is the score's page count: null when the answer left out the renderings
+// of a score that has rendered (a listing's summary), 0 before rendering has
+// finished.
+func pageCount(s *client.Score) types.Int64 {
+	if s.RenderingsAbsent && s.Status == client.ScoreStatusIdle {
+		return types.Int64Null()
+	}
+	return types.Int64Value(int64(s.PageCount()))
 }
 
 // scoreResultAttributes are the computed attributes of one score, without id (whose

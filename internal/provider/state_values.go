@@ -66,11 +66,14 @@ func scoreModelFromState(ctx context.Context, state tfsdk.State) (scoreModel, er
 		}
 		return v
 	}
-	m.ID, m.ScoreURL, m.ScoreID = str("id"), str("score_url"), str("score_id")
+	m.ID, m.ScoreID = str("id"), str("score_id")
+	var ok bool
+	if m.ScoreURL, ok = values["score_url"].(scoreURLValue); !ok {
+		bad = append(bad, "score_url")
+	}
 	m.Transpose, m.PurgeOnDestroy, m.WaitForRendering = boolean("transpose"), boolean("purge_on_destroy"), boolean("wait_for_rendering")
 	m.Status, m.CreatedAt, m.UpdatedAt = str("status"), str("created_at"), str("updated_at")
 	m.AdoptUnrecorded = boolean("adopt_unrecorded")
-	var ok bool
 	if m.PageCount, ok = values["page_count"].(types.Int64); !ok {
 		bad = append(bad, "page_count")
 	}

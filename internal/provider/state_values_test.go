@@ -24,7 +24,7 @@ func TestScoreModelFromState(t *testing.T) {
 		t.Fatalf("the timeouts block has type %T", sr.Schema.Blocks["timeouts"].Type())
 	}
 	full := scoreModel{
-		ID: types.StringValue("6f1c2d9e-0000-4000-8000-000000000001"), ScoreURL: types.StringValue("https://cdn.example/a.sib"),
+		ID: types.StringValue("6f1c2d9e-0000-4000-8000-000000000001"), ScoreURL: scoreURLOf("https://cdn.example/a.sib"),
 		ScoreID: types.StringValue("alice.sonata"), Transpose: types.BoolValue(true), PurgeOnDestroy: types.BoolValue(true),
 		WaitForRendering: types.BoolValue(false), Status: types.StringValue("idle"), CreatedAt: types.StringValue("2026-11-25T04:05:06Z"),
 		UpdatedAt: types.StringValue("2026-11-25T04:05:07Z"), PageCount: types.Int64Value(7),
@@ -32,7 +32,7 @@ func TestScoreModelFromState(t *testing.T) {
 			"create": types.StringValue("30m"), "delete": types.StringNull()})},
 	}
 	minimal := scoreModel{
-		ID: types.StringValue("6f1c2d9e-0000-4000-8000-000000000002"), ScoreURL: types.StringValue("https://cdn.example/b.sib"),
+		ID: types.StringValue("6f1c2d9e-0000-4000-8000-000000000002"), ScoreURL: scoreURLOf("https://cdn.example/b.sib"),
 		ScoreID: types.StringNull(), Transpose: types.BoolValue(false), PurgeOnDestroy: types.BoolNull(), WaitForRendering: types.BoolValue(true),
 		Status: types.StringValue("pending"), CreatedAt: types.StringNull(), UpdatedAt: types.StringNull(), PageCount: types.Int64Null(),
 		Timeouts: timeouts.Value{Object: types.ObjectNull(timeoutsType.AttributeTypes())},
