@@ -65,6 +65,7 @@ var ErrClosed = errors.New("mediaplatform client is closed")
 // the first call that needs it. It fails only on settings that can never work,
 // such as a malformed CA certificate or an unparsable address.
 func New(cfg Config) (*Client, error) {
+	cfg.trimSettings()
 	switch cfg.RenderWait {
 	case "", RenderWaitShared, RenderWaitIndividual:
 	default:
@@ -114,7 +115,7 @@ func New(cfg Config) (*Client, error) {
 		}
 		p, err := url.Parse(u.value)
 		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-			return nil, &SettingError{Setting: u.name, EnvVar: u.env, Value: redactURL(u.value),
+			return nil, &SettingError{Setting: u.name, EnvVar: u.env, Value: addressShown(u.value),
 				Problem: "it is not an absolute http or https address"}
 		}
 	}

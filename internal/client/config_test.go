@@ -13,3 +13,22 @@ func TestApplyEnv(t *testing.T) {
 		t.Errorf("ApplyEnv: %+v", cfg)
 	}
 }
+
+func TestSurroundingSpace(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"":           "",
+		"secret":     "",
+		"sec ret":    "",
+		"secret\n":   "ends with a line break",
+		"secret\r\n": "ends with a line break",
+		" secret":    "starts with a space",
+		"\tsecret\n": "starts with a tab and ends with a line break",
+		"secret ":    "ends with a space",
+		" \n":        "is nothing but whitespace",
+	} {
+		if got := SurroundingSpace(in); got != want {
+			t.Errorf("SurroundingSpace(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

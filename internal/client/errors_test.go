@@ -353,3 +353,20 @@ func TestErrorTypesLiveByTheRule(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactURLShowsWhatCannotParse: an address that does not parse is shown with
+// the character that stops it made visible, never hidden, and still without the
+// user information, query or fragment that may hold a secret.
+func TestRedactURLShowsWhatCannotParse(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ in, want string }{
+		{"https://host.example/api\n", `https://host.example/api\n`},
+		{"https://ho st.example/", `https://ho st.example/`},
+		{"https://user:secret@host\t.example/x?token=abc", `https://host\t.example/x`},
+		{"https://host.example/ok?x=1", "https://host.example/ok"},
+	} {
+		if got := redactURL(c.in); got != c.want {
+			t.Errorf("redactURL(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

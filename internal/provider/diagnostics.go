@@ -42,8 +42,51 @@ func addClientError(diags *diag.Diagnostics, summary, detail string, err error) 
 
 // causeLead classifies a client error once, by cause, and returns the sentence a
 // diagnostic leads with, or "" for an error of no known cause (e.g. a rejected
-// argument, whose platform message says it all).
+// argument, whose platform message says it all). A refused login whose credentials
+// were sent with whitespace at either end leads with that (spacedLead): it is what
+// the credentials' own lead cannot show, since they look right.
 func causeLead(err error) string {
+	lead := causeOnlyLead(err)
+	if spaced := spacedLead(err); spaced != "" {
+		return spaced + " " + lead
+	}
+	return lead
+}
+
+// spacedLead names the credentials of a refused login that were sent starting or
+// ending with whitespace, or returns "".
+func spacedLead(err error) string {
+	var oauthErr *client.OAuthError
+	var adminErr *client.AdminLoginRefusedError
+	var spaced []client.SpacedSetting
+	switch {
+	case errors.As(err, &oauthErr):
+		spaced = oauthErr.Spaced
+	case errors.As(err, &adminErr):
+		spaced = adminErr.Spaced
+	}
+	if len(spaced) == 0 {
+		return ""
+	}
+	facts := make([]string, len(spaced))
+	for i, s := range spaced {
+		facts[i] = "`" + s.Setting + "`"
+		if s.EnvVar != "" {
+			facts[i] += " (from " + s.EnvVar + ")"
+		}
+		facts[i] += " " + s.What
+	}
+	them := "it"
+	if len(spaced) > 1 {
+		them = "them"
+	}
+	return fmt.Sprintf("%s, sent as part of %s, and the login was refused: remove the whitespace (`echo -n`, "+
+		"`trimspace()`, a secret made without the file's last line break) unless it belongs to the value.",
+		strings.Join(facts, " and "), them)
+}
+
+// causeOnlyLead is causeLead's classification by the error's cause.
+func causeOnlyLead(err error) string {
 	var missing *client.MissingSettingError
 	var oauthErr *client.OAuthError
 	var addrErr *client.AddressError
