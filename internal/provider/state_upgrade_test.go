@@ -191,10 +191,18 @@ func TestAccUpgrade_newerStateIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	newer := resourceAttributes["mediaplatform_score"].version + 1
-	for _, item := range state["resources"].([]any) {
-		for _, inst := range item.(map[string]any)["instances"].([]any) {
-			inst.(map[string]any)["schema_version"] = newer
+	resources, _ := state["resources"].([]any)
+	for _, item := range resources {
+		r, _ := item.(map[string]any)
+		instances, _ := r["instances"].([]any)
+		for _, item := range instances {
+			if inst, ok := item.(map[string]any); ok {
+				inst["schema_version"] = newer
+			}
 		}
+	}
+	if len(resources) == 0 {
+		t.Fatalf("the state holds no resource:\n%s", raw)
 	}
 	out, err := json.MarshalIndent(state, "", "  ")
 	if err != nil {
