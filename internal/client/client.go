@@ -39,6 +39,9 @@ type Client struct {
 	// proxy is the transport's choice of forward proxy for a request (nil: none).
 	proxy func(*http.Request) (*url.URL, error)
 	local localClock // this machine's clock, as the client waits (localclock.go)
+	// connsPerHost is the transport's bound on connections per host, derived from the
+	// open-files limit (connsPerHostFor, network_failure.go).
+	connsPerHost int
 
 	session   cache[string]         // administrator session token
 	token     cache[*AccessToken]   // shared platform access token (tokenPolicy)
@@ -120,6 +123,7 @@ func New(cfg Config) (*Client, error) {
 		}
 	}
 
+	connsPerHost := connsPerHostFor(openFilesLimit())
 	transport := cfg.Transport
 	if transport == nil {
 		t := &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true}
@@ -127,8 +131,11 @@ func New(cfg Config) (*Client, error) {
 			t = def.Clone() // keeps the standard dial, TLS handshake and idle timeouts
 		}
 		// Many concurrent Terraform operations share one host; keep their
-		// connections instead of redialling.
-		t.MaxIdleConnsPerHost = 32
+		// connections instead of redialling, and open no more of them than the
+		// process's open-files limit allows (connsPerHostFor): beyond, a call waits
+		// for a free connection.
+		t.MaxConnsPerHost = connsPerHost
+		t.MaxIdleConnsPerHost = min(32, connsPerHost)
 		t.OnProxyConnectResponse = refusedTunnel
 		tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12}
 		if cfg.ClientCertPEM != "" || cfg.ClientKeyPEM != "" {
@@ -165,6 +172,9 @@ func New(cfg Config) (*Client, error) {
 		secrets:   configuredSecrets(cfg),
 		token:     cache[*AccessToken]{serve: tokenPolicy},
 		local:     orRealClock(cfg.clock),
+		// What the transport allows when the client made it; a transport of the
+		// caller's own has its own bound.
+		connsPerHost: connsPerHost,
 	}
 	c.gate.clock = c.local
 	if t, ok := transport.(*http.Transport); ok {

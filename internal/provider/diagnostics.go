@@ -377,6 +377,19 @@ func proxyLoginLead(proxy, proxyVar, host, setting string, loginSent bool) strin
 		proxy, from, host, setting, from, proxy)
 }
 
+// localLimitLead is the lead of a connection this machine refused to open: its
+// limit, not the network and not the platform.
+func localLimitLead(e *client.NetworkError, setting string) string {
+	limit := "its open-files limit (unknown here)"
+	if e.OpenFiles > 0 {
+		limit = fmt.Sprintf("the process may open only %d files at once", e.OpenFiles)
+	}
+	return fmt.Sprintf("This machine, not the network, refused a connection to %s (from %s): %s, and Terraform ran "+
+		"more operations at once than it allows. Raise the limit (`ulimit -n 4096`; a container's or CI agent's `nofile`, "+
+		"a service's `LimitNOFILE`) or run with a lower `-parallelism`; nothing was sent with this request.",
+		e.Host, setting, limit)
+}
+
 // networkLead is the first sentence of a diagnostic for a request that got no answer:
 // what happened, at which address setting, and what to check.
 func networkLead(e *client.NetworkError) string {
@@ -390,6 +403,8 @@ func networkLead(e *client.NetworkError) string {
 			"otherwise check %s.", e.Host, setting, e.BypassedProxyVar, e.Bypassed, bypassedFailure(e), setting)
 	}
 	switch e.Kind {
+	case client.NetworkLocal:
+		return localLimitLead(e, setting)
 	case client.NetworkProxyRefused:
 		if strings.HasPrefix(e.ProxyStatus, "407") {
 			return proxyLoginLead(e.Proxy, e.ProxyVar, e.Host, setting, e.ProxyLogin)
