@@ -124,6 +124,9 @@ func New(cfg Config) (*Client, error) {
 	}
 
 	connsPerHost := connsPerHostFor(openFilesLimit())
+	if cfg.connsPerHost > 0 {
+		connsPerHost = cfg.connsPerHost
+	}
 	transport := cfg.Transport
 	if transport == nil {
 		t := &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true}

@@ -152,6 +152,10 @@ type Config struct {
 	// clock is the clock the client waits on and judges its budgets with (tests);
 	// nil is the real one (localclock.go).
 	clock localClock
+
+	// connsPerHost replaces the connections per host derived from the open-files
+	// limit (tests); 0 derives them (connsPerHostFor).
+	connsPerHost int
 }
 
 // ApplyEnv fills every empty string setting, and PlatformHosts when nil, from its

@@ -67,6 +67,7 @@ func errorTypeRows() []error {
 		&RedirectError{Method: http.MethodPost, Path: "/scores", Status: http.StatusFound, Target: "https://elsewhere.test/scores"},
 		&heldFailure{err: api, ago: 1500 * time.Millisecond, left: 58 * time.Second},
 		&staleConnError{err: transport},
+		&connectionWaitError{err: transport},
 		&tunnelRefusedError{proxy: "proxy.test:3128", status: "407 Proxy Authentication Required", login: true},
 		&RetryAfterError{Wait: time.Hour, Left: 90 * time.Second, Status: http.StatusTooManyRequests},
 		&CountError{Count: 12, Detail: "the list holds 3 scores after offset 0"},

@@ -72,6 +72,9 @@ type NetworkError struct {
 	// client allows (Kind NetworkLocal only).
 	OpenFiles    uint64
 	ConnsPerHost int
+	// Waited says that the request ended while it waited for one of those
+	// connections, all busy, rather than failing to open one (Kind NetworkLocal only).
+	Waited bool
 	// Bypassed is the NO_PROXY entry that sent a request for which a proxy is
 	// configured past that proxy, straight to the host ("" when the request was not
 	// sent past a proxy).
@@ -162,6 +165,10 @@ func (e *NetworkError) Error() string {
 		what = "the server at " + e.Host + " closed the connection kept open from an earlier request as this one was sent on it"
 	case NetworkLocal:
 		what = "this machine could not open a connection to " + e.Host + " and nothing was sent"
+		if e.Waited {
+			what = fmt.Sprintf("all %d connections to %s that the client opens were busy until the request ended, and "+
+				"nothing was sent", e.ConnsPerHost, e.Host)
+		}
 		if e.OpenFiles > 0 {
 			what += fmt.Sprintf(" (open-files limit %d, at most %d connections per host)", e.OpenFiles, e.ConnsPerHost)
 		}
@@ -290,9 +297,12 @@ func (c *Client) networkError(method string, rt route, err error, attempts int) 
 	var opErr *net.OpError
 	var refused *tunnelRefusedError
 	var stale *staleConnError
+	var waited *connectionWaitError
 	switch {
 	case isLocalLimit(err):
 		e.Kind, e.OpenFiles, e.ConnsPerHost = NetworkLocal, openFilesLimit(), c.connsPerHost
+	case errors.As(err, &waited):
+		e.Kind, e.Waited, e.OpenFiles, e.ConnsPerHost = NetworkLocal, true, openFilesLimit(), c.connsPerHost
 	case errors.As(err, &stale):
 		e.Kind, e.Err = NetworkStaleConnection, stale.err
 	case errors.As(err, &refused):

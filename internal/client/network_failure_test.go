@@ -1,15 +1,19 @@
 package client
 
 import (
+	"context"
 	"errors"
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
 // localLimitTransport fails every request as a dial does when the process has no
@@ -60,5 +64,54 @@ func TestConnsPerHostFor(t *testing.T) {
 		if got := connsPerHostFor(limit); got != want {
 			t.Errorf("connsPerHostFor(%d) = %d, want %d", limit, got, want)
 		}
+	}
+}
+
+// TestRequestThatNeverGotAConnectionWasNotSent: a publish waiting for a connection to
+// its host, all busy (here the one connection the client may open, held by a slow
+// answer), and stopped there (Ctrl-C, or request_timeout) was never sent: its
+// outcome is known, and the error says that the connections were busy, not that the
+// platform may have acted.
+func TestRequestThatNeverGotAConnectionWasNotSent(t *testing.T) {
+	t.Parallel()
+	f := newProxiedPlatform(t, emulator.Options{})
+	cfg := f.config()
+	cfg.connsPerHost = 1
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close(context.Background()) })
+	ctx := context.Background()
+	if _, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: "https://cdn.example/scores/first.sib"}); err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	held := f.proxy.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/core/health$`, Hold: release})
+	healthDone := make(chan struct{})
+	go func() {
+		defer close(healthDone)
+		_, _ = c.Health(ctx)
+	}()
+	for f.proxy.Hits(held) == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	posts := f.proxy.Count(http.MethodPost, `/scores$`)
+	stop, cancel := context.WithCancel(ctx)
+	time.AfterFunc(200*time.Millisecond, cancel)
+	_, err = c.PublishScore(stop, PublishScoreInput{ScoreURL: "https://cdn.example/scores/second.sib"})
+	close(release)
+	<-healthDone
+	if err == nil {
+		t.Fatal("the publish succeeded while the one connection was held")
+	}
+	if IsUnknownOutcome(err) {
+		t.Errorf("a publish that never got a connection leaves its outcome unknown: %v", err)
+	}
+	if n := f.proxy.Count(http.MethodPost, `/scores$`) - posts; n != 0 {
+		t.Errorf("%d publishes reached the platform while the connection was held, want 0", n)
+	}
+	if !strings.Contains(err.Error(), "nothing was sent") {
+		t.Errorf("the error does not say that nothing was sent: %v", err)
 	}
 }

@@ -384,6 +384,12 @@ func localLimitLead(e *client.NetworkError, setting string) string {
 	if e.OpenFiles > 0 {
 		limit = fmt.Sprintf("the process may open only %d files at once", e.OpenFiles)
 	}
+	if e.Waited {
+		return fmt.Sprintf("This machine, not the network, held the request to %s (from %s) until it ended: all %d "+
+			"connections the provider opens to one host stayed busy (%s), and nothing was sent. Run with a lower "+
+			"`-parallelism`, raise request_timeout for a slow platform, or raise the limit (`ulimit -n 4096`; a "+
+			"container's or CI agent's `nofile`, a service's `LimitNOFILE`).", e.Host, setting, e.ConnsPerHost, limit)
+	}
 	return fmt.Sprintf("This machine, not the network, refused a connection to %s (from %s): %s, and Terraform ran "+
 		"more operations at once than it allows. Raise the limit (`ulimit -n 4096`; a container's or CI agent's `nofile`, "+
 		"a service's `LimitNOFILE`) or run with a lower `-parallelism`; nothing was sent with this request.",
