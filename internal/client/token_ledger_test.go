@@ -5,10 +5,12 @@ package client
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
 // TestCloseRemovesHandedOutTokens: tokens handed out with GrantAccessToken and not
@@ -65,4 +67,32 @@ func TestCloseRemovesHandedOutTokens(t *testing.T) {
 	if name := credentialName(removed.Token); strings.Contains(logs, name) {
 		t.Errorf("the exit named %s, the token its holder had removed already:\n%s", name, logs)
 	}
+}
+
+// TestCloseReportsAHandOutUnderWay: a grant of a token to hand out that is still
+// under way when the exit's window ends is named in Close's error: the token it
+// brings is live, and nobody is left to remove it.
+func TestCloseReportsAHandOutUnderWay(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{})
+	c, p := reportingClient(t, env)
+	hold := make(chan struct{})
+	p.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/ropc/default$`, Hold: hold})
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.GrantAccessToken(env.ctx)
+		done <- err
+	}()
+	if !waitFor(func() bool { return p.Count(http.MethodPost, `/ropc/default$`) == 1 }) {
+		t.Fatal("the grant was not sent")
+	}
+	ctx, cancel := context.WithTimeout(env.ctx, exitWindow)
+	defer cancel()
+	err := c.Close(ctx)
+	close(hold)
+	<-done
+	if err == nil || !strings.Contains(err.Error(), "a grant of a token to hand out (ephemeral mediaplatform_access_token) was still under way") {
+		t.Errorf("Close: %v; want it to name the grant under way", err)
+	}
+	env.emu.Expire(true, true)
 }
