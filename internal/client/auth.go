@@ -181,7 +181,9 @@ func (c *Client) grant(ctx context.Context) (*AccessToken, error) {
 				oauthErr.Method, oauthErr.Path = apiErr.Method, apiErr.Path
 				// A server may echo the form, password included, in its description.
 				oauthErr.Description = c.maskText(oauthErr.Description)
-				oauthErr.Spaced = c.cfg.spacedSettings("client_id", "client_secret", "username", "password")
+				if credentialsRejected(oauthErr) {
+					oauthErr.Spaced = c.cfg.spacedSettings("client_id", "client_secret", "username", "password")
+				}
 				return nil, oauthErr
 			}
 		}
