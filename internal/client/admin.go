@@ -124,7 +124,7 @@ func (c *Client) adminLogin(ctx context.Context, base string) (string, error) {
 	if errors.As(err, &apiErr) && !apiErr.HTML && (apiErr.Status == http.StatusUnauthorized || apiErr.Name() == "INVALID_CREDENTIALS") {
 		// A server may echo the form, password included, in its message.
 		apiErr.Message = c.maskText(apiErr.Message)
-		err = &AdminLoginRefusedError{Err: apiErr}
+		err = &AdminLoginRefusedError{Err: apiErr, Spaced: c.cfg.spacedSettings("admin_username", "admin_password")}
 	}
 	// The login path always exists on the platform: only a wrong admin_url answers 404.
 	err = c.addressError("admin_url", base, "/login", err)
@@ -337,10 +337,15 @@ func zeroOrBool(doc map[string]json.RawMessage, k string, dst *bool) error {
 type AdminLoginRefusedError struct {
 	// Err is the login's answer.
 	Err *APIError
+	// Spaced are admin_username and admin_password when they were sent starting or
+	// ending with whitespace.
+	Spaced []SpacedSetting
 }
 
 // Error is the login's answer.
-func (e *AdminLoginRefusedError) Error() string { return e.Err.Error() + " (the login was refused)" }
+func (e *AdminLoginRefusedError) Error() string {
+	return e.Err.Error() + " (the login was refused)" + spacedNote(e.Spaced)
+}
 
 // Unwrap returns the login's answer.
 func (e *AdminLoginRefusedError) Unwrap() error { return e.Err }

@@ -181,6 +181,9 @@ func (c *Client) grant(ctx context.Context) (*AccessToken, error) {
 				oauthErr.Method, oauthErr.Path = apiErr.Method, apiErr.Path
 				// A server may echo the form, password included, in its description.
 				oauthErr.Description = c.maskText(oauthErr.Description)
+				if credentialsRejected(oauthErr) {
+					oauthErr.Spaced = c.cfg.spacedSettings("client_id", "client_secret", "username", "password")
+				}
 				return nil, oauthErr
 			}
 		}
@@ -403,9 +406,16 @@ func (c *Client) extend(ctx context.Context, tok *AccessToken) (*AccessToken, er
 
 // GrantAccessToken runs the password grant for a new access token of its own,
 // independent of the token the client uses for its calls. The caller owns it
-// and should remove it with RemoveAccessToken.
+// and should remove it with RemoveAccessToken; one it has not removed when the
+// client closes, Close removes (the ledger, token_ledger.go).
 func (c *Client) GrantAccessToken(ctx context.Context) (*AccessToken, error) {
-	return c.grant(c.logContext(ctx))
+	c.granted.grantStarted()
+	defer c.granted.grantDone()
+	tok, err := c.grant(c.logContext(ctx))
+	if err == nil && tok != nil {
+		c.granted.recordHandedOut(tok)
+	}
+	return tok, err
 }
 
 // ExtendAccessToken extends tok (which may carry only its Token) and returns
@@ -415,7 +425,11 @@ func (c *Client) ExtendAccessToken(ctx context.Context, tok *AccessToken) (*Acce
 	if tok == nil || tok.Token == "" {
 		return nil, errors.New("extending platform token: no token given")
 	}
-	return c.extend(c.logContext(ctx), tok)
+	next, err := c.extend(c.logContext(ctx), tok)
+	if err == nil {
+		c.granted.extended(next)
+	}
+	return next, err
 }
 
 // RemoveAccessToken invalidates tok (which may carry only its Token). A token

@@ -39,6 +39,9 @@ type Client struct {
 	// proxy is the transport's choice of forward proxy for a request (nil: none).
 	proxy func(*http.Request) (*url.URL, error)
 	local localClock // this machine's clock, as the client waits (localclock.go)
+	// connsPerHost is the transport's bound on connections per host, derived from the
+	// open-files limit (connsPerHostFor, network_failure.go).
+	connsPerHost int
 
 	session   cache[string]         // administrator session token
 	token     cache[*AccessToken]   // shared platform access token (tokenPolicy)
@@ -66,6 +69,7 @@ var ErrClosed = errors.New("mediaplatform client is closed")
 // the first call that needs it. It fails only on settings that can never work,
 // such as a malformed CA certificate or an unparsable address.
 func New(cfg Config) (*Client, error) {
+	cfg.trimSettings()
 	switch cfg.RenderWait {
 	case "", RenderWaitShared, RenderWaitIndividual:
 	default:
@@ -115,11 +119,15 @@ func New(cfg Config) (*Client, error) {
 		}
 		p, err := url.Parse(u.value)
 		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-			return nil, &SettingError{Setting: u.name, EnvVar: u.env, Value: redactURL(u.value),
+			return nil, &SettingError{Setting: u.name, EnvVar: u.env, Value: addressShown(u.value),
 				Problem: "it is not an absolute http or https address"}
 		}
 	}
 
+	connsPerHost := connsPerHostFor(openFilesLimit())
+	if cfg.connsPerHost > 0 {
+		connsPerHost = cfg.connsPerHost
+	}
 	transport := cfg.Transport
 	if transport == nil {
 		t := &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true}
@@ -127,8 +135,11 @@ func New(cfg Config) (*Client, error) {
 			t = def.Clone() // keeps the standard dial, TLS handshake and idle timeouts
 		}
 		// Many concurrent Terraform operations share one host; keep their
-		// connections instead of redialling.
-		t.MaxIdleConnsPerHost = 32
+		// connections instead of redialling, and open no more of them than the
+		// process's open-files limit allows (connsPerHostFor): beyond, a call waits
+		// for a free connection.
+		t.MaxConnsPerHost = connsPerHost
+		t.MaxIdleConnsPerHost = min(32, connsPerHost)
 		t.OnProxyConnectResponse = refusedTunnel
 		tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12}
 		if cfg.ClientCertPEM != "" || cfg.ClientKeyPEM != "" {
@@ -165,6 +176,9 @@ func New(cfg Config) (*Client, error) {
 		secrets:   configuredSecrets(cfg),
 		token:     cache[*AccessToken]{serve: tokenPolicy},
 		local:     orRealClock(cfg.clock),
+		// What the transport allows when the client made it; a transport of the
+		// caller's own has its own bound.
+		connsPerHost: connsPerHost,
 	}
 	c.gate.clock = c.local
 	if t, ok := transport.(*http.Transport); ok {

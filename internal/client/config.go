@@ -6,6 +6,7 @@ package client
 import (
 	"net/http"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -136,6 +137,10 @@ type Config struct {
 	// RenderWaitIndividual (one GET per wait, for comparison).
 	RenderWait string
 
+	// FromEnv names the settings (provider attribute names) that ApplyEnv filled in
+	// from their environment variable.
+	FromEnv map[string]bool
+
 	// Deferred names the settings (provider attribute names) whose value the
 	// configuration only knows after apply: CheckSettings does not report them.
 	Deferred map[string]bool
@@ -147,6 +152,10 @@ type Config struct {
 	// clock is the clock the client waits on and judges its budgets with (tests);
 	// nil is the real one (localclock.go).
 	clock localClock
+
+	// connsPerHost replaces the connections per host derived from the open-files
+	// limit (tests); 0 derives them (connsPerHostFor).
+	connsPerHost int
 }
 
 // ApplyEnv fills every empty string setting, and PlatformHosts when nil, from its
@@ -156,32 +165,121 @@ func (c *Config) ApplyEnv(getenv func(string) string) {
 		getenv = os.Getenv
 	}
 	for _, f := range []struct {
-		field *string
-		env   string
+		field     *string
+		env, name string
 	}{
-		{&c.AdminURL, EnvAdminURL},
-		{&c.AdminUsername, EnvAdminUsername},
-		{&c.AdminPassword, EnvAdminPassword},
-		{&c.PlatformURL, EnvPlatformURL},
-		{&c.ClientID, EnvClientID},
-		{&c.ClientSecret, EnvClientSecret},
-		{&c.BasicToken, EnvBasicToken},
-		{&c.Username, EnvUsername},
-		{&c.Password, EnvPassword},
-		{&c.PublishingURL, EnvPublishingURL},
-		{&c.PublishingService, EnvPublishingService},
-		{&c.RegistryURL, EnvRegistryURL},
-		{&c.RefreshStrategy, EnvRefreshStrategy},
-		{&c.RenderWait, EnvRenderWait},
-		{&c.CACertPEM, EnvCACertPEM},
-		{&c.ClientCertPEM, EnvClientCertPEM},
-		{&c.ClientKeyPEM, EnvClientKeyPEM},
+		{&c.AdminURL, EnvAdminURL, "admin_url"},
+		{&c.AdminUsername, EnvAdminUsername, "admin_username"},
+		{&c.AdminPassword, EnvAdminPassword, "admin_password"},
+		{&c.PlatformURL, EnvPlatformURL, "platform_url"},
+		{&c.ClientID, EnvClientID, "client_id"},
+		{&c.ClientSecret, EnvClientSecret, "client_secret"},
+		{&c.BasicToken, EnvBasicToken, "basic_token"},
+		{&c.Username, EnvUsername, "username"},
+		{&c.Password, EnvPassword, "password"},
+		{&c.PublishingURL, EnvPublishingURL, "publishing_url"},
+		{&c.PublishingService, EnvPublishingService, "publishing_service"},
+		{&c.RegistryURL, EnvRegistryURL, "registry_url"},
+		{&c.RefreshStrategy, EnvRefreshStrategy, "refresh_strategy"},
+		{&c.RenderWait, EnvRenderWait, "render_wait"},
+		{&c.CACertPEM, EnvCACertPEM, "ca_cert_pem"},
+		{&c.ClientCertPEM, EnvClientCertPEM, "client_cert_pem"},
+		{&c.ClientKeyPEM, EnvClientKeyPEM, "client_key_pem"},
 	} {
 		if *f.field == "" {
-			*f.field = getenv(f.env)
+			if *f.field = getenv(f.env); *f.field != "" {
+				if c.FromEnv == nil {
+					c.FromEnv = map[string]bool{}
+				}
+				c.FromEnv[f.name] = true
+			}
 		}
 	}
 	if c.PlatformHosts == nil {
 		c.PlatformHosts = ParsePlatformHosts(getenv(EnvPlatformHosts))
 	}
+}
+
+// Whitespace at either end of a setting. A setting whose grammar cannot hold it (an
+// address, basic_token, publishing_service, refresh_strategy, render_wait; the PEM
+// settings, see pem.go) has it removed (trimSettings): a value read from a file or a
+// secret store with its trailing line break (`echo` instead of `echo -n`, a
+// Kubernetes secret made from a file) then means what it can only mean. A user name,
+// a password or an application credential may hold spaces, so it is sent as given,
+// and a refused login names what it started or ended with (SpacedSetting).
+
+// SurroundingSpace says what s starts or ends with that cannot be seen: "ends with
+// a line break", "starts with a space", "starts with a tab and ends with a line
+// break"; "" when s starts and ends with a visible character (or is empty).
+func SurroundingSpace(s string) string {
+	name := func(r byte) string {
+		switch r {
+		case '\n', '\r':
+			return "a line break"
+		case '\t':
+			return "a tab"
+		}
+		return "a space"
+	}
+	isSpace := func(r byte) bool { return r == ' ' || r == '\n' || r == '\r' || r == '\t' || r == '\v' || r == '\f' }
+	switch {
+	case s == "":
+		return ""
+	case strings.TrimSpace(s) == "":
+		return "is nothing but whitespace"
+	}
+	var parts []string
+	if isSpace(s[0]) {
+		parts = append(parts, "starts with "+name(s[0]))
+	}
+	if isSpace(s[len(s)-1]) {
+		parts = append(parts, "ends with "+name(s[len(s)-1]))
+	}
+	return strings.Join(parts, " and ")
+}
+
+// SpacedSetting is a setting sent as configured that starts or ends with whitespace.
+type SpacedSetting struct {
+	// Setting is the provider attribute; EnvVar its environment variable when that is
+	// where the value came from ("" otherwise); What is SurroundingSpace's sentence.
+	Setting, EnvVar, What string
+}
+
+// String says it as a fact: "password (from MEDIAPLATFORM_PASSWORD) ends with a line break".
+func (s SpacedSetting) String() string {
+	if s.EnvVar != "" {
+		return s.Setting + " (from " + s.EnvVar + ") " + s.What
+	}
+	return s.Setting + " " + s.What
+}
+
+// trimSettings removes the whitespace at either end of every setting whose grammar
+// cannot hold it.
+func (c *Config) trimSettings() {
+	for _, f := range []*string{&c.AdminURL, &c.PlatformURL, &c.PublishingURL, &c.RegistryURL, &c.BasicToken,
+		&c.PublishingService, &c.RefreshStrategy, &c.RenderWait} {
+		*f = strings.TrimSpace(*f)
+	}
+}
+
+// spacedSettings returns those of the named credential settings that start or end
+// with whitespace, as they are sent.
+func (c *Config) spacedSettings(names ...string) []SpacedSetting {
+	values := map[string]struct{ value, env string }{
+		"admin_username": {c.AdminUsername, EnvAdminUsername}, "admin_password": {c.AdminPassword, EnvAdminPassword},
+		"client_id": {c.ClientID, EnvClientID}, "client_secret": {c.ClientSecret, EnvClientSecret},
+		"username": {c.Username, EnvUsername}, "password": {c.Password, EnvPassword},
+	}
+	var out []SpacedSetting
+	for _, name := range names {
+		v := values[name]
+		if what := SurroundingSpace(v.value); what != "" {
+			s := SpacedSetting{Setting: name, What: what}
+			if c.FromEnv[name] {
+				s.EnvVar = v.env
+			}
+			out = append(out, s)
+		}
+	}
+	return out
 }

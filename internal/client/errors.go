@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -151,6 +152,9 @@ type OAuthError struct {
 	Description string
 	// Method and Path identify the token request ("" when unknown).
 	Method, Path string
+	// Spaced are the credentials of the grant (client_id, client_secret, username,
+	// password) that were sent starting or ending with whitespace.
+	Spaced []SpacedSetting
 }
 
 // Error gives the request, the status, the OAuth error code and its description.
@@ -166,7 +170,20 @@ func (e *OAuthError) Error() string {
 	if e.Description != "" {
 		msg += ": " + e.Description
 	}
-	return msg
+	return msg + spacedNote(e.Spaced)
+}
+
+// spacedNote is the fact that credentials sent with a refused login started or ended
+// with whitespace, or "".
+func spacedNote(spaced []SpacedSetting) string {
+	if len(spaced) == 0 {
+		return ""
+	}
+	facts := make([]string, len(spaced))
+	for i, s := range spaced {
+		facts[i] = s.String()
+	}
+	return " (as sent, " + strings.Join(facts, "; ") + ")"
 }
 
 // statusOf returns the HTTP status carried by err's chain, or 0. An
@@ -252,12 +269,36 @@ func credentialsRejected(err error) bool {
 }
 
 // redactURL returns an address fit to print: without user information, query or
-// fragment. A value that does not parse is replaced by a placeholder.
+// fragment. A value that does not parse is shown as addressShown leaves it, with
+// every character that cannot be seen escaped (a line break as \n): the character
+// that made it unparsable is the one the reader must find.
 func redactURL(s string) string {
 	u, err := url.Parse(s)
 	if err != nil {
-		return "(unparsable address)"
+		q := strconv.Quote(addressShown(s))
+		return q[1 : len(q)-1]
 	}
 	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
 	return u.String()
+}
+
+// addressShown is an address that may not parse, cut by its text where url.Parse
+// would cut it: without the user information of its authority (the part before
+// its last '@'), its query and its fragment. Nothing else is changed.
+func addressShown(s string) string {
+	if i := strings.IndexAny(s, "?#"); i >= 0 {
+		s = s[:i]
+	}
+	rest, authorityAt := s, 0
+	if i := strings.Index(s, "://"); i >= 0 {
+		rest, authorityAt = s[i+3:], i+3
+	}
+	authority := rest
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		authority = rest[:i]
+	}
+	if at := strings.LastIndexByte(authority, '@'); at >= 0 {
+		s = s[:authorityAt] + rest[at+1:]
+	}
+	return s
 }

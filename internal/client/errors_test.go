@@ -73,6 +73,7 @@ func errorTypeRows() []error {
 			SameOrigin: true, Followed: 5},
 		&heldFailure{err: api, ago: 1500 * time.Millisecond, left: 58 * time.Second},
 		&staleConnError{err: transport},
+		&connectionWaitError{err: transport},
 		&tunnelRefusedError{proxy: "proxy.test:3128", status: "407 Proxy Authentication Required", login: true},
 		&RetryAfterError{Wait: time.Hour, Left: 90 * time.Second, Status: http.StatusTooManyRequests},
 		&CountError{Count: 12, Detail: "the list holds 3 scores after offset 0"},
@@ -357,6 +358,23 @@ func TestErrorTypesLiveByTheRule(t *testing.T) {
 		}
 		if declared != want {
 			t.Errorf("%s is declared in %s and built in %s: it belongs in %s", typ, declared, strings.Join(in, ", "), want)
+		}
+	}
+}
+
+// TestRedactURLShowsWhatCannotParse: an address that does not parse is shown with
+// the character that stops it made visible, never hidden, and still without the
+// user information, query or fragment that may hold a secret.
+func TestRedactURLShowsWhatCannotParse(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ in, want string }{
+		{"https://host.example/api\n", `https://host.example/api\n`},
+		{"https://ho st.example/", `https://ho st.example/`},
+		{"https://user:secret@host\t.example/x?token=abc", `https://host\t.example/x`},
+		{"https://host.example/ok?x=1", "https://host.example/ok"},
+	} {
+		if got := redactURL(c.in); got != c.want {
+			t.Errorf("redactURL(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }

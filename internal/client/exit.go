@@ -101,11 +101,16 @@ func (c *Client) exitLogout(ctx context.Context, session string) error {
 var errLoginAtExit = errors.New("administrator logout failed: a login was still under way when the exit's window " +
 	"ended; the session it brings stays live until it expires")
 
+var errHandOutAtExit = errors.New("removing platform token: a grant of a token to hand out (ephemeral " +
+	"mediaplatform_access_token) was still under way when the exit's window ended; the token it brings stays live " +
+	"until it expires")
+
 var errGrantAtExit = errors.New("removing platform token: a token grant was still under way when the exit's window " +
 	"ended; the token it brings stays live until it expires")
 
 // exitTokens removes at exit the token the client holds (held, when has) and every
-// other token its token cache brought that is still valid and not seen removed: a
+// other token it granted that is still valid and not seen removed (the ledger): one
+// handed out whose holder did not remove it, or one its token cache brought: a
 // token replaced while valid is removed in the background (renewToken), which may
 // have failed or still be under way. A grant still under way is reported: its token
 // cannot be removed any more. The error names each token left live.
@@ -127,7 +132,7 @@ func (c *Client) exitTokens(ctx context.Context, held *AccessToken, has bool) er
 			continue // expired on its own
 		}
 		wg.Go(func() {
-			if err := c.exitReported(ctx, "platform token", tok.Token, "removing", "removed", func() error {
+			if err := c.exitReported(ctx, c.granted.kind(tok.Token), tok.Token, "removing", "removed", func() error {
 				return c.removeToken(ctx, tok, true)
 			}); err != nil {
 				mu.Lock()
@@ -139,6 +144,9 @@ func (c *Client) exitTokens(ctx context.Context, held *AccessToken, has bool) er
 	wg.Wait()
 	if c.token.loading() {
 		errs = append(errs, errGrantAtExit)
+	}
+	if c.granted.grantsUnderWay() {
+		errs = append(errs, errHandOutAtExit)
 	}
 	return errors.Join(errs...)
 }

@@ -278,6 +278,28 @@ type staleConnTransport struct {
 	closesIdle atomic.Bool
 }
 
+// unsent is err, or for a request that ended without ever getting a connection
+// (connected unset: every connection the transport allows to the host was busy until
+// request_timeout or the caller's interrupt), a *connectionWaitError: nothing was sent.
+// A failed dial says so itself (isDialError).
+func (t *staleConnTransport) unsent(err error, connected *atomic.Bool) error {
+	if err == nil || connected.Load() || isDialError(err) {
+		return err
+	}
+	return &connectionWaitError{err: err}
+}
+
+// connectionWaitError is a request that ended while it waited for a connection to
+// its host, all of which (http.Transport.MaxConnsPerHost, connsPerHostFor) were busy:
+// it was never sent.
+type connectionWaitError struct{ err error }
+
+func (e *connectionWaitError) Error() string {
+	return "no connection to the host came free before the request ended, so nothing was sent: " + e.err.Error()
+}
+
+func (e *connectionWaitError) Unwrap() error { return e.err }
+
 // staleConnError is a request that failed before any answer on a kept-alive
 // connection that the server had closed, and that was not sent again.
 type staleConnError struct{ err error }
@@ -308,19 +330,23 @@ func (t *staleConnTransport) RoundTrip(req *http.Request) (*http.Response, error
 	if info := attemptFrom(req.Context()); info != nil {
 		repeatable = info.retrySafe
 	}
+	var reused, answered, connected atomic.Bool
+	traced := req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+		GotConn: func(info httptrace.GotConnInfo) {
+			connected.Store(true)
+			reused.Store(info.Reused)
+		},
+		GotFirstResponseByte: func() { answered.Store(true) },
+	}))
 	if !repeatable && t.closesIdle.Load() {
 		// Under a rate limit or between a run's phases, every pooled connection may lie
 		// idle longer than the server keeps it: a request that cannot be sent again is
 		// not risked on one.
-		return t.fresh.RoundTrip(req)
+		resp, err := t.fresh.RoundTrip(traced)
+		return resp, t.unsent(err, &connected)
 	}
-	var reused, answered atomic.Bool
-	traced := req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
-		GotConn:              func(info httptrace.GotConnInfo) { reused.Store(info.Reused) },
-		GotFirstResponseByte: func() { answered.Store(true) },
-	}))
 	resp, err := t.next.RoundTrip(traced)
-	if err == nil || !reused.Load() || answered.Load() || req.Context().Err() != nil || isTimeout(err) || !transient(err) {
+	if err = t.unsent(err, &connected); err == nil || !reused.Load() || answered.Load() || req.Context().Err() != nil || isTimeout(err) || !transient(err) {
 		return resp, err
 	}
 	t.closesIdle.Store(true)
@@ -348,14 +374,16 @@ func (t *staleConnTransport) RoundTrip(req *http.Request) (*http.Response, error
 	return t.fresh.RoundTrip(again)
 }
 
-// isDialError reports whether err happened while connecting, before anything
-// was sent.
+// isDialError reports whether err happened while connecting or waiting for a
+// connection, before anything was sent.
 func isDialError(err error) bool {
 	var opErr *net.OpError
 	var refused *tunnelRefusedError
 	// proxyconnect: connecting to the forward proxy failed, before any request left;
 	// a refused tunnel: the proxy did not let it leave.
-	return errors.As(err, &opErr) && (opErr.Op == "dial" || opErr.Op == "proxyconnect") || errors.As(err, &refused)
+	var waited *connectionWaitError
+	return errors.As(err, &opErr) && (opErr.Op == "dial" || opErr.Op == "proxyconnect") || errors.As(err, &refused) ||
+		errors.As(err, &waited)
 }
 
 // hostIn reports whether u has the scheme and host of one of the addresses.

@@ -31,6 +31,11 @@ const (
 	// login. Nothing reached the platform.
 	NetworkProxyRefused = "proxy-refused"
 	NetworkOther        = "other" // the connection failed otherwise (reset, closed)
+	// NetworkLocal: this machine refused to open the connection, for a limit of its
+	// own (open files, memory, buffers), not the network: nothing was sent. OpenFiles
+	// is the open-files limit in force and ConnsPerHost the connections per host the
+	// client allows under it.
+	NetworkLocal = "local"
 	// NetworkStaleConnection: the server closed a connection kept open from an earlier
 	// request as this one was sent on it, before any answer, and the request was not
 	// sent again (its repetition is not harmless).
@@ -62,6 +67,14 @@ type NetworkError struct {
 	// NetworkProxyRefused only).
 	ProxyStatus string
 	ProxyLogin  bool
+	// OpenFiles is the process's open-files limit when the request failed (0 when it
+	// cannot be read or is unlimited), and ConnsPerHost the connections per host the
+	// client allows (Kind NetworkLocal only).
+	OpenFiles    uint64
+	ConnsPerHost int
+	// Waited says that the request ended while it waited for one of those
+	// connections, all busy, rather than failing to open one (Kind NetworkLocal only).
+	Waited bool
 	// Bypassed is the NO_PROXY entry that sent a request for which a proxy is
 	// configured past that proxy, straight to the host ("" when the request was not
 	// sent past a proxy).
@@ -150,6 +163,15 @@ func (e *NetworkError) Error() string {
 		what = "the proxy at " + e.Proxy + " refused the tunnel to " + e.Host + " (" + e.ProxyStatus + ")"
 	case NetworkStaleConnection:
 		what = "the server at " + e.Host + " closed the connection kept open from an earlier request as this one was sent on it"
+	case NetworkLocal:
+		what = "this machine could not open a connection to " + e.Host + " and nothing was sent"
+		if e.Waited {
+			what = fmt.Sprintf("all %d connections to %s that the client opens were busy until the request ended, and "+
+				"nothing was sent", e.ConnsPerHost, e.Host)
+		}
+		if e.OpenFiles > 0 {
+			what += fmt.Sprintf(" (open-files limit %d, at most %d connections per host)", e.OpenFiles, e.ConnsPerHost)
+		}
 	default:
 		what = "the connection to " + e.Host + " failed"
 	}
@@ -224,6 +246,36 @@ func issuerName(cert *x509.Certificate) string {
 	return cert.Issuer.String()
 }
 
+// isLocalLimit reports whether err is this machine refusing a resource, not the
+// network failing: the process's or the system's open files (EMFILE, ENFILE), or
+// the kernel's buffers or memory (ENOBUFS, ENOMEM). Trying again at once meets the
+// same limit, and the advice is about this machine.
+func isLocalLimit(err error) bool {
+	for _, errno := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM} {
+		if errors.Is(err, errno) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxConnsPerHost caps the connections the client opens to one host, whatever the
+// open-files limit: Terraform's -parallelism rarely exceeds it, and a platform is
+// better served by calls that wait for a free connection than by more connections.
+const maxConnsPerHost = 64
+
+// connsPerHostFor is the connections per host the client allows under an open-files
+// limit of limit (0: unknown): a quarter of it, so that the process keeps files for
+// its plugin connection, its logs and the platform's other hosts, and at least 2.
+// A call that finds none free waits for one (http.Transport.MaxConnsPerHost) instead
+// of failing with EMFILE and spending its retries.
+func connsPerHostFor(limit uint64) int {
+	if limit == 0 || limit/4 >= maxConnsPerHost {
+		return maxConnsPerHost
+	}
+	return max(2, int(limit/4))
+}
+
 // isTimeout reports whether err is a request that ran out of time (request_timeout).
 func isTimeout(err error) bool {
 	var netErr net.Error
@@ -245,7 +297,12 @@ func (c *Client) networkError(method string, rt route, err error, attempts int) 
 	var opErr *net.OpError
 	var refused *tunnelRefusedError
 	var stale *staleConnError
+	var waited *connectionWaitError
 	switch {
+	case isLocalLimit(err):
+		e.Kind, e.OpenFiles, e.ConnsPerHost = NetworkLocal, openFilesLimit(), c.connsPerHost
+	case errors.As(err, &waited):
+		e.Kind, e.Waited, e.OpenFiles, e.ConnsPerHost = NetworkLocal, true, openFilesLimit(), c.connsPerHost
 	case errors.As(err, &stale):
 		e.Kind, e.Err = NetworkStaleConnection, stale.err
 	case errors.As(err, &refused):

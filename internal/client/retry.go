@@ -243,6 +243,8 @@ func transient(err error) bool {
 		return false // the proxy's policy or its login: asking again changes neither
 	case isCertificateError(err), tlsAlert(err) != "", errors.As(err, &recordHeader), errors.Is(err, errAnswerTooLarge):
 		return false
+	case isLocalLimit(err):
+		return false // this machine's limit, not the network: the connections per host already wait below it
 	case strings.Contains(err.Error(), "unsupported protocol scheme"),
 		strings.Contains(err.Error(), "stopped after"): // too many redirects
 		return false

@@ -42,8 +42,51 @@ func addClientError(diags *diag.Diagnostics, summary, detail string, err error) 
 
 // causeLead classifies a client error once, by cause, and returns the sentence a
 // diagnostic leads with, or "" for an error of no known cause (e.g. a rejected
-// argument, whose platform message says it all).
+// argument, whose platform message says it all). A refused login whose credentials
+// were sent with whitespace at either end leads with that (spacedLead): it is what
+// the credentials' own lead cannot show, since they look right.
 func causeLead(err error) string {
+	lead := causeOnlyLead(err)
+	if spaced := spacedLead(err); spaced != "" {
+		return spaced + " " + lead
+	}
+	return lead
+}
+
+// spacedLead names the credentials of a refused login that were sent starting or
+// ending with whitespace, or returns "".
+func spacedLead(err error) string {
+	var oauthErr *client.OAuthError
+	var adminErr *client.AdminLoginRefusedError
+	var spaced []client.SpacedSetting
+	switch {
+	case errors.As(err, &oauthErr):
+		spaced = oauthErr.Spaced
+	case errors.As(err, &adminErr):
+		spaced = adminErr.Spaced
+	}
+	if len(spaced) == 0 {
+		return ""
+	}
+	facts := make([]string, len(spaced))
+	for i, s := range spaced {
+		facts[i] = "`" + s.Setting + "`"
+		if s.EnvVar != "" {
+			facts[i] += " (from " + s.EnvVar + ")"
+		}
+		facts[i] += " " + s.What
+	}
+	them := "it"
+	if len(spaced) > 1 {
+		them = "them"
+	}
+	return fmt.Sprintf("%s, sent as part of %s, and the login was refused: remove the whitespace (`echo -n`, "+
+		"`trimspace()`, a secret made without the file's last line break) unless it belongs to the value.",
+		strings.Join(facts, " and "), them)
+}
+
+// causeOnlyLead is causeLead's classification by the error's cause.
+func causeOnlyLead(err error) string {
 	var missing *client.MissingSettingError
 	var oauthErr *client.OAuthError
 	var addrErr *client.AddressError
@@ -331,6 +374,25 @@ func proxyLoginLead(proxy, proxyVar, host, setting string, loginSent bool) strin
 		proxy, from, host, setting, from, proxy)
 }
 
+// localLimitLead is the lead of a connection this machine refused to open: its
+// limit, not the network and not the platform.
+func localLimitLead(e *client.NetworkError, setting string) string {
+	limit := "its open-files limit (unknown here)"
+	if e.OpenFiles > 0 {
+		limit = fmt.Sprintf("the process may open only %d files at once", e.OpenFiles)
+	}
+	if e.Waited {
+		return fmt.Sprintf("This machine, not the network, held the request to %s (from %s) until it ended: all %d "+
+			"connections the provider opens to one host stayed busy (%s), and nothing was sent. Run with a lower "+
+			"`-parallelism`, raise request_timeout for a slow platform, or raise the limit (`ulimit -n 4096`; a "+
+			"container's or CI agent's `nofile`, a service's `LimitNOFILE`).", e.Host, setting, e.ConnsPerHost, limit)
+	}
+	return fmt.Sprintf("This machine, not the network, refused a connection to %s (from %s): %s, and Terraform ran "+
+		"more operations at once than it allows. Raise the limit (`ulimit -n 4096`; a container's or CI agent's `nofile`, "+
+		"a service's `LimitNOFILE`) or run with a lower `-parallelism`; nothing was sent with this request.",
+		e.Host, setting, limit)
+}
+
 // networkLead is the first sentence of a diagnostic for a request that got no answer:
 // what happened, at which address setting, and what to check.
 func networkLead(e *client.NetworkError) string {
@@ -344,6 +406,8 @@ func networkLead(e *client.NetworkError) string {
 			"otherwise check %s.", e.Host, setting, e.BypassedProxyVar, e.Bypassed, bypassedFailure(e), setting)
 	}
 	switch e.Kind {
+	case client.NetworkLocal:
+		return localLimitLead(e, setting)
 	case client.NetworkProxyRefused:
 		if strings.HasPrefix(e.ProxyStatus, "407") {
 			return proxyLoginLead(e.Proxy, e.ProxyVar, e.Host, setting, e.ProxyLogin)

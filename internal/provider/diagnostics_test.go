@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"os"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -125,6 +128,20 @@ func leadCases() []leadCase {
 		{"a missing setting that basic_token replaces", &client.MissingSettingError{Setting: "client_id",
 			EnvVar: client.EnvClientID, Or: "basic_token", OrEnvVar: client.EnvBasicToken},
 			"or set basic_token (" + client.EnvBasicToken + ") instead"},
+		{"a connection this machine's open-files limit refused", network(client.NetworkLocal, func(e *client.NetworkError) {
+			e.OpenFiles, e.ConnsPerHost, e.Proxy, e.ProxyVar = 64, 16, "", ""
+			e.Err = &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("socket", syscall.EMFILE)}
+		}), "This machine, not the network, refused a connection to platform.test:8443 (from publishing_url): the process " +
+			"may open only 64 files at once, and Terraform ran more operations at once than it allows. Raise the limit " +
+			"(`ulimit -n 4096`; a container's or CI agent's `nofile`, a service's `LimitNOFILE`) or run with a lower `-parallelism`"},
+		{"a request that waited for a busy connection", network(client.NetworkLocal, func(e *client.NetworkError) {
+			e.OpenFiles, e.ConnsPerHost, e.Waited, e.Proxy, e.ProxyVar = 64, 16, true, "", ""
+		}), "This machine, not the network, held the request to platform.test:8443 (from publishing_url) until it ended: " +
+			"all 16 connections the provider opens to one host stayed busy (the process may open only 64 files at once), and " +
+			"nothing was sent. Run with a lower `-parallelism`"},
+		{"a refused password that ends with a line break", &client.OAuthError{Status: http.StatusBadRequest, ErrorCode: "invalid_grant",
+			Spaced: []client.SpacedSetting{{Setting: "password", EnvVar: client.EnvPassword, What: "ends with a line break"}}},
+			"`password` (from " + client.EnvPassword + ") ends with a line break, sent as part of it, and the login was refused"},
 		{"a refused application credential", &client.OAuthError{Status: http.StatusUnauthorized, ErrorCode: "invalid_client"},
 			"client_secret, or basic_token, are wrong or unknown to the platform; check them"},
 		{"a refused user", &client.OAuthError{Status: http.StatusBadRequest, ErrorCode: "invalid_grant"},

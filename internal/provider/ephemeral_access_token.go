@@ -55,7 +55,9 @@ func (r *accessTokenEphemeralResource) Schema(_ context.Context, _ ephemeral.Sch
 			"later), never written to the plan or the state. Opening it runs the password grant with the provider's platform " +
 			"credentials (`platform_url`, `client_id`/`client_secret` or `basic_token`, `username`, `password`) for a new " +
 			"token, separate from the one the provider uses itself. Terraform extends the token while the run still needs " +
-			"it and removes it on the platform when the run no longer does, so it is invalid once Terraform finishes. " +
+			"it and removes it on the platform when the run no longer does, so it is invalid once Terraform finishes. A run " +
+			"that is stopped (Ctrl-C, `SIGTERM` to the process group, Terraform killed) may not close it; the provider " +
+			"then removes it when its own process ends, within the same window as its own token. " +
 			"Terraform opens ephemeral resources during `plan` as well as `apply`, each time with a new token.",
 		Attributes: map[string]schema.Attribute{
 			"access_token": schema.StringAttribute{
@@ -130,7 +132,9 @@ func (r *accessTokenEphemeralResource) Renew(ctx context.Context, req ephemeral.
 }
 
 // Close removes the token on the platform. A token that is already invalid counts
-// as removed.
+// as removed. Terraform does not promise Close when it is stopped or killed: the
+// client's exit removes every token it handed out and was not asked to remove
+// (token_ledger.go), so a token removed here is not removed twice.
 func (r *accessTokenEphemeralResource) Close(ctx context.Context, req ephemeral.CloseRequest, resp *ephemeral.CloseResponse) {
 	token, diags := accessTokenFromPrivate(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)

@@ -94,6 +94,11 @@ const (
 
 var serviceNamePattern = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 
+// keptSpace is what the descriptions of the secrets sent as given say of whitespace
+// at their ends.
+const keptSpace = "whitespace at either end is kept, since a secret may hold it; a line break or a tab there gives a " +
+	"warning naming the setting, and a refused login names it first"
+
 // ConfigValidators reports, at validation time, both forms of the application
 // credential set in the configuration.
 func (p *mediaplatformProvider) ConfigValidators(context.Context) []provider.ConfigValidator {
@@ -109,15 +114,22 @@ func (p *mediaplatformProvider) Metadata(_ context.Context, _ provider.MetadataR
 }
 
 func (p *mediaplatformProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
-	urlValidators := []validator.String{absoluteURL()}
+	urlValidators := []validator.String{trimmed(absoluteURL())}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Manages the media platform's administrator settings, scores and views, and reads its commands and data models.\n\n" +
 			"Every argument can also be set through the environment variable named in its description; a value in the " +
 			"configuration wins. Configuring the provider contacts nothing: the provider logs in on the first operation " +
-			"that needs the administrator API or the platform, and logs out when Terraform ends it.",
+			"that needs the administrator API or the platform, and logs out when Terraform ends it.\n\n" +
+			"Whitespace at either end of a value (a value read with `file()` or from a secret store keeps the file's last " +
+			"line break) is removed where the value cannot hold any: the addresses (`admin_url`, `platform_url`, " +
+			"`publishing_url`, `registry_url`), `basic_token`, `publishing_service`, `request_timeout`, `refresh_strategy`, " +
+			"`render_wait` and the PEM settings. It is kept where it could belong: `admin_username`, `admin_password`, " +
+			"`client_id`, `client_secret`, `username` and `password` are sent as given, a line break or a tab at either end " +
+			"gives a warning naming the setting, and a refused login names the whitespace before anything else.",
 		Attributes: map[string]schema.Attribute{
 			"admin_url": schema.StringAttribute{
-				MarkdownDescription: "Base address of the administrator API, ending in its version-1 segment, e.g. `https://host/api/v1`. " +
+				MarkdownDescription: "Base address of the administrator API, ending in its version-1 segment, e.g. `https://host/api/v1`; whitespace at " +
+					"either end (a file's last line break) is removed. " +
 					"Needed by `mediaplatform_external_authentication`, and to derive `publishing_url`. Environment variable: `" + client.EnvAdminURL + "`.",
 				Optional:   true,
 				Validators: urlValidators,
@@ -127,13 +139,14 @@ func (p *mediaplatformProvider) Schema(_ context.Context, _ provider.SchemaReque
 				Optional:            true,
 			},
 			"admin_password": schema.StringAttribute{
-				MarkdownDescription: "Password for the administrator API login. Environment variable: `" + client.EnvAdminPassword + "`.",
+				MarkdownDescription: "Password for the administrator API login, sent as given (" + keptSpace + "). Environment variable: `" + client.EnvAdminPassword + "`.",
 				Optional:            true,
 				Sensitive:           true,
 			},
 			"platform_url": schema.StringAttribute{
 				MarkdownDescription: "Address of the platform host serving the token flow, the service registry, commands and data models, " +
-					"e.g. `https://host`. Needed by every object that uses a platform access token (scores, views). " +
+					"e.g. `https://host`; whitespace at either end (a file's last line break) is removed. Needed by every object " +
+					"that uses a platform access token (scores, views). " +
 					"Environment variable: `" + client.EnvPlatformURL + "`.",
 				Optional:   true,
 				Validators: urlValidators,
@@ -144,7 +157,7 @@ func (p *mediaplatformProvider) Schema(_ context.Context, _ provider.SchemaReque
 				Optional: true,
 			},
 			"client_secret": schema.StringAttribute{
-				MarkdownDescription: "Application (OAuth client) secret for the password grant. Environment variable: `" + client.EnvClientSecret + "`.",
+				MarkdownDescription: "Application (OAuth client) secret for the password grant, sent as given (" + keptSpace + "). Environment variable: `" + client.EnvClientSecret + "`.",
 				Optional:            true,
 				Sensitive:           true,
 			},
@@ -162,7 +175,7 @@ func (p *mediaplatformProvider) Schema(_ context.Context, _ provider.SchemaReque
 				Optional:            true,
 			},
 			"password": schema.StringAttribute{
-				MarkdownDescription: "Password of the platform user. Environment variable: `" + client.EnvPassword + "`.",
+				MarkdownDescription: "Password of the platform user, sent as given (" + keptSpace + "). Environment variable: `" + client.EnvPassword + "`.",
 				Optional:            true,
 				Sensitive:           true,
 			},
@@ -176,9 +189,9 @@ func (p *mediaplatformProvider) Schema(_ context.Context, _ provider.SchemaReque
 				MarkdownDescription: "Name of the publishing service used to derive `publishing_url`; default `" + client.DefaultPublishingService +
 					"`. Ignored when `publishing_url` is set. Environment variable: `" + client.EnvPublishingService + "`.",
 				Optional: true,
-				Validators: []validator.String{
+				Validators: []validator.String{trimmed(
 					stringvalidator.RegexMatches(serviceNamePattern, "must be a service name of letters, digits, '.', '_' and '-'"),
-				},
+				)},
 			},
 			"registry_url": schema.StringAttribute{
 				MarkdownDescription: "Address of the service registry's service roots, overriding the default " +
@@ -254,7 +267,7 @@ func (p *mediaplatformProvider) Schema(_ context.Context, _ provider.SchemaReque
 					"at most " + stopGrace.String() + " more, whatever this setting, so that Terraform with this provider ends " +
 					"within about " + stopBound.String() + " of one interrupt.",
 				Optional:   true,
-				Validators: []validator.String{positiveDuration()},
+				Validators: []validator.String{trimmed(positiveDuration())},
 			},
 			"max_retries": schema.Int64Attribute{
 				MarkdownDescription: fmt.Sprintf("How many times a request that failed transiently (503, and for idempotent "+
@@ -284,7 +297,7 @@ func (p *mediaplatformProvider) Schema(_ context.Context, _ provider.SchemaReque
 					"of one request per score in every plan and apply (1,000 scores: 1,000 GETs, within the rate limit). " +
 					"Environment variable: `" + client.EnvRefreshStrategy + "`.",
 				Optional:   true,
-				Validators: []validator.String{stringvalidator.OneOf(client.RefreshAuto, client.RefreshIndividual)},
+				Validators: []validator.String{trimmed(stringvalidator.OneOf(client.RefreshAuto, client.RefreshIndividual))},
 			},
 			"render_wait": schema.StringAttribute{
 				MarkdownDescription: "How creates of `mediaplatform_score` with `wait_for_rendering` wait for their rendering. " +
@@ -298,7 +311,7 @@ func (p *mediaplatformProvider) Schema(_ context.Context, _ provider.SchemaReque
 					"100 ms to 2 s. " +
 					"Environment variable: `" + client.EnvRenderWait + "`.",
 				Optional:   true,
-				Validators: []validator.String{stringvalidator.OneOf(client.RenderWaitShared, client.RenderWaitIndividual)},
+				Validators: []validator.String{trimmed(stringvalidator.OneOf(client.RenderWaitShared, client.RenderWaitIndividual))},
 			},
 		},
 	}
@@ -365,6 +378,7 @@ func (p *mediaplatformProvider) Configure(ctx context.Context, req provider.Conf
 	if len(ignoredEnv) > 0 {
 		tflog.Debug(ctx, "Provider configured without some environment variables", map[string]any{"ignored_environment_variables": len(ignoredEnv)})
 	}
+	spacedCredentialWarnings(cfg, &resp.Diagnostics)
 	if lines := unknownEnvWarning(os.Environ()); lines != "" {
 		resp.Diagnostics.AddWarning("Unknown MEDIAPLATFORM_ environment variable",
 			"The provider reads its settings from MEDIAPLATFORM_* variables and ignores any other:\n"+lines)
@@ -380,6 +394,33 @@ func (p *mediaplatformProvider) Configure(ctx context.Context, req provider.Conf
 	resp.EphemeralResourceData = c
 	resp.ListResourceData = c
 	resp.ActionData = c
+}
+
+// spacedCredentialWarnings warns of each user name, password or application
+// credential that starts or ends with a line break or a tab: the client sends those
+// as given, since such a value may hold spaces, but a line break at its end is almost
+// always the one a file or a secret store kept (`echo` instead of `echo -n`).
+func spacedCredentialWarnings(cfg client.Config, diags *diag.Diagnostics) {
+	for _, s := range []struct{ name, value, env string }{
+		{"admin_username", cfg.AdminUsername, client.EnvAdminUsername},
+		{"admin_password", cfg.AdminPassword, client.EnvAdminPassword},
+		{"client_id", cfg.ClientID, client.EnvClientID},
+		{"client_secret", cfg.ClientSecret, client.EnvClientSecret},
+		{"username", cfg.Username, client.EnvUsername},
+		{"password", cfg.Password, client.EnvPassword},
+	} {
+		what := client.SurroundingSpace(s.value)
+		if !strings.Contains(what, "line break") && !strings.Contains(what, "tab") && !strings.Contains(what, "nothing but") {
+			continue
+		}
+		at := "`" + s.name + "`"
+		if cfg.FromEnv[s.name] {
+			at += " (from " + s.env + ")"
+		}
+		diags.AddAttributeWarning(path.Root(s.name), "Provider setting "+what,
+			fmt.Sprintf("%s %s, which the provider sends as part of it: remove it (`echo -n`, `trimspace()`, a secret made "+
+				"without the file's last line break) unless it belongs to the value. A login refused with it names it again.", at, what))
+	}
 }
 
 // networkSettings completes and checks the settings of a corporate network once the
@@ -528,7 +569,7 @@ func configFromModel(data providerModel) (client.Config, map[string]bool) {
 	}
 
 	// The validators accept only positive durations; a value unknown now uses the default.
-	timeout, err := time.ParseDuration(data.RequestTimeout.ValueString())
+	timeout, err := time.ParseDuration(strings.TrimSpace(data.RequestTimeout.ValueString()))
 	if data.RequestTimeout.IsNull() || data.RequestTimeout.IsUnknown() || err != nil || timeout <= 0 {
 		timeout, _ = time.ParseDuration(defaultRequestTimeout)
 	}

@@ -166,3 +166,105 @@ data "mediaplatform_score" "aliased" {
 		}
 	}
 }
+
+// TestAccUpgrade_newerStateIsRefused pins what a downgrade meets: a build given a
+// state written by a later release (a score at a schema version above its own, as
+// this release's version 1 is to the builds before it) refuses it in plan, apply and
+// destroy, makes no request, and leaves the state file as it was. The upgrade notes
+// say so for every resource type whose schema version is above 0
+// (TestUpgradeNotesNameEverySchemaVersion).
+func TestAccUpgrade_newerStateIsRefused(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
+	emu := newTestEmulator(t)
+	ctl := emu.control(t, "request counts")
+	w := newWorkspace(t, emu, fmt.Sprintf("resource \"mediaplatform_score\" \"s\" {\n  score_url = %q\n}\n", accScoreURL(accName())))
+	w.run("apply", "-auto-approve")
+
+	stateFile := filepath.Join(w.dir, "terraform.tfstate")
+	raw, err := os.ReadFile(stateFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var state map[string]any
+	if err := json.Unmarshal(raw, &state); err != nil {
+		t.Fatal(err)
+	}
+	newer := resourceAttributes["mediaplatform_score"].version + 1
+	resources, _ := state["resources"].([]any)
+	for _, item := range resources {
+		r, _ := item.(map[string]any)
+		instances, _ := r["instances"].([]any)
+		for _, item := range instances {
+			if inst, ok := item.(map[string]any); ok {
+				inst["schema_version"] = newer
+			}
+		}
+	}
+	if len(resources) == 0 {
+		t.Fatalf("the state holds no resource:\n%s", raw)
+	}
+	out, err := json.MarshalIndent(state, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, stateFile, string(out))
+	written, err := os.ReadFile(stateFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	requests := func() int {
+		n := 0
+		for _, c := range ctl.Stats().Requests {
+			n += c
+		}
+		return n
+	}
+	before, scores := requests(), ctl.Stats().Scores
+	for _, args := range [][]string{{"plan"}, {"apply", "-auto-approve"}, {"destroy", "-auto-approve"}} {
+		out, err := w.command(args...).CombinedOutput()
+		if err == nil {
+			t.Errorf("terraform %s took a state of schema version %d:\n%s", strings.Join(args, " "), newer, out)
+		}
+		if want := errorPattern("Resource instance managed by newer provider version"); !want.Match(out) {
+			t.Errorf("terraform %s on a newer state lacks %s:\n%s", strings.Join(args, " "), want, out)
+		}
+	}
+	if n := requests() - before; n != 0 {
+		t.Errorf("the build sent %d requests for a state it cannot read, want 0", n)
+	}
+	if n := ctl.Stats().Scores; n != scores {
+		t.Errorf("the platform holds %d scores, want %d as before", n, scores)
+	}
+	if now, err := os.ReadFile(stateFile); err != nil || string(now) != string(written) {
+		t.Errorf("the state file changed (%v):\n%s", err, now)
+	}
+	// Put back the state this build wrote, so that the test's cleanup can destroy.
+	writeFile(t, stateFile, string(raw))
+}
+
+// TestUpgradeNotesNameEverySchemaVersion: the upgrade notes name every resource type
+// whose state an earlier build cannot read (schema version above 0) with its version,
+// and say what to do before upgrading.
+func TestUpgradeNotesNameEverySchemaVersion(t *testing.T) {
+	t.Parallel()
+	notes, err := os.ReadFile(filepath.Join("..", "..", "docs", "guides", "upgrading.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(notes)
+	for typ, r := range resourceAttributes {
+		if r.version == 0 {
+			continue
+		}
+		if want := fmt.Sprintf("| `%s` | %d |", typ, r.version); !strings.Contains(text, want) {
+			t.Errorf("the upgrade notes lack the row %q", want)
+		}
+	}
+	for _, want := range []string{"terraform state pull", "Resource instance managed by newer provider version"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the upgrade notes do not say %q", want)
+		}
+	}
+}

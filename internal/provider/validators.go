@@ -56,6 +56,35 @@ func (v stringValidator) ValidateString(_ context.Context, req validator.StringR
 	}
 }
 
+// trimmed runs each of inner on the value without the whitespace at its ends, for a
+// setting whose grammar cannot hold any and whose value the client trims
+// (client.Config's trimSettings): a value read from a file with its last line break
+// means what it can only mean, from the configuration as from the environment.
+func trimmed(inner ...validator.String) validator.String {
+	return trimmedValidator{inner: inner}
+}
+
+type trimmedValidator struct{ inner []validator.String }
+
+func (v trimmedValidator) Description(ctx context.Context) string {
+	var parts []string
+	for _, in := range v.inner {
+		parts = append(parts, in.Description(ctx))
+	}
+	return strings.Join(parts, "; ") + " (whitespace at either end is removed)"
+}
+
+func (v trimmedValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (v trimmedValidator) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if !req.ConfigValue.IsNull() && !req.ConfigValue.IsUnknown() {
+		req.ConfigValue = types.StringValue(strings.TrimSpace(req.ConfigValue.ValueString()))
+	}
+	for _, in := range v.inner {
+		in.ValidateString(ctx, req, resp)
+	}
+}
+
 // absoluteURL accepts an absolute http or https URL with a host.
 func absoluteURL() validator.String {
 	return stringValidator{
