@@ -278,12 +278,14 @@ type staleConnTransport struct {
 	closesIdle atomic.Bool
 }
 
-// unsent is err, or for a request that ended without ever getting a connection
-// (connected unset: every connection the transport allows to the host was busy until
-// request_timeout or the caller's interrupt), a *connectionWaitError: nothing was sent.
-// A failed dial says so itself (isDialError).
-func (t *staleConnTransport) unsent(err error, connected *atomic.Bool) error {
-	if err == nil || connected.Load() || isDialError(err) {
+// unsent is err, or for a request that ended without ever getting a connection and
+// without starting one of its own (connected and dialed unset: every connection the
+// transport allows to the host was busy until request_timeout or the caller's
+// interrupt), a *connectionWaitError: nothing was sent. A dial or a TLS handshake
+// that failed (a certificate, a plain-HTTP server on an https address) is its own
+// cause, and says so itself.
+func (t *staleConnTransport) unsent(err error, connected, dialed *atomic.Bool) error {
+	if err == nil || connected.Load() || dialed.Load() || isDialError(err) {
 		return err
 	}
 	return &connectionWaitError{err: err}
@@ -330,8 +332,10 @@ func (t *staleConnTransport) RoundTrip(req *http.Request) (*http.Response, error
 	if info := attemptFrom(req.Context()); info != nil {
 		repeatable = info.retrySafe
 	}
-	var reused, answered, connected atomic.Bool
+	var reused, answered, connected, dialed atomic.Bool
 	traced := req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+		ConnectStart:      func(string, string) { dialed.Store(true) },
+		TLSHandshakeStart: func() { dialed.Store(true) },
 		GotConn: func(info httptrace.GotConnInfo) {
 			connected.Store(true)
 			reused.Store(info.Reused)
@@ -343,10 +347,10 @@ func (t *staleConnTransport) RoundTrip(req *http.Request) (*http.Response, error
 		// idle longer than the server keeps it: a request that cannot be sent again is
 		// not risked on one.
 		resp, err := t.fresh.RoundTrip(traced)
-		return resp, t.unsent(err, &connected)
+		return resp, t.unsent(err, &connected, &dialed)
 	}
 	resp, err := t.next.RoundTrip(traced)
-	if err = t.unsent(err, &connected); err == nil || !reused.Load() || answered.Load() || req.Context().Err() != nil || isTimeout(err) || !transient(err) {
+	if err = t.unsent(err, &connected, &dialed); err == nil || !reused.Load() || answered.Load() || req.Context().Err() != nil || isTimeout(err) || !transient(err) {
 		return resp, err
 	}
 	t.closesIdle.Store(true)
