@@ -317,13 +317,13 @@ func TestAccDataSourceAssetModel_notFound(t *testing.T) {
 	})
 }
 
-func TestAccDataSourceAssetModel_validation(t *testing.T) {
+func TestDataSourceAssetModel_validation(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	config := func(selector string) string {
 		return emu.providerConfig() + assetModelConfig("m", "interplay-pam", "pam-1", selector)
 	}
-	testRejectedBeforeRequests(t, emu, resource.TestCase{}, false, config, []rejectedConfig{
+	testRejectedBeforeRequests(t, emu, config, []rejectedConfig{
 		{"asset_id = \"clip-1\"\n  asset_type = \"sequence\"", []string{"Exactly one of these attributes must be configured", "asset_id", "asset_type"}},
 		{"", []string{"Exactly one of these attributes must be configured", "asset_id", "asset_type"}},
 		{"asset_id = \"clip-1\"\n  lang = \"not a language\"", []string{"lang", "BCP 47 language tag"}},

@@ -337,12 +337,12 @@ data "mediaplatform_command" "test" {
 	})
 }
 
-// TestAccDataSourceCommand_validation rejects configurations without exactly one of
+// TestDataSourceCommand_validation rejects configurations without exactly one of
 // id and href, or with a bad timeout, before any request.
-func TestAccDataSourceCommand_validation(t *testing.T) {
+func TestDataSourceCommand_validation(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	testRejectedBeforeRequests(t, emu, resource.TestCase{}, false, blockConfig(emu, `data "mediaplatform_command" "test"`), []rejectedConfig{
+	testRejectedBeforeRequests(t, emu, blockConfig(emu, `data "mediaplatform_command" "test"`), []rejectedConfig{
 		{``, []string{"Missing Attribute Configuration", "Exactly one of these attributes must be configured: [id,href]"}},
 		{"id = \"c-1\"\n  href = \"/apis/commands;version=1;realm=global/commands/c-1\"", []string{"Invalid Attribute Combination", "Exactly one of these attributes must be configured: [id,href]"}},
 		{`id = ""`, []string{"id", "length must be at least 1"}},

@@ -58,12 +58,12 @@ func TestAccDataSourceScoreCount(t *testing.T) {
 	})
 }
 
-// TestAccDataSourceScoreCount_validation rejects an out-of-range offset or limit at
+// TestDataSourceScoreCount_validation rejects an out-of-range offset or limit at
 // plan time, before any request.
-func TestAccDataSourceScoreCount_validation(t *testing.T) {
+func TestDataSourceScoreCount_validation(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	testRejectedBeforeRequests(t, emu, resource.TestCase{}, false, blockConfig(emu, `data "mediaplatform_score_count" "test"`), []rejectedConfig{
+	testRejectedBeforeRequests(t, emu, blockConfig(emu, `data "mediaplatform_score_count" "test"`), []rejectedConfig{
 		{`offset = -1`, []string{"offset", "at least 0, got: -1"}},
 		{`limit = 0`, []string{"limit", "between 1 and 100, got: 0"}},
 		{`limit = 101`, []string{"limit", "between 1 and 100, got: 101"}},

@@ -216,11 +216,11 @@ func dsPublishMany(t *testing.T, emu *testEmulator, scoreURL string, n int) []*c
 	return scores
 }
 
-// TestAccDataSourceScores_validation rejects bad filters at plan time, before any request.
-func TestAccDataSourceScores_validation(t *testing.T) {
+// TestDataSourceScores_validation rejects bad filters at plan time, before any request.
+func TestDataSourceScores_validation(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	testRejectedBeforeRequests(t, emu, resource.TestCase{}, false, blockConfig(emu, `data "mediaplatform_scores" "test"`), []rejectedConfig{
+	testRejectedBeforeRequests(t, emu, blockConfig(emu, `data "mediaplatform_scores" "test"`), []rejectedConfig{
 		{`offset = -1`, []string{"offset", "at least 0, got: -1"}},
 		{`max_results = 0`, []string{"max_results", "at least 1, got: 0"}},
 		{`score_url = "ftp://cdn.example/a.sib"`, []string{"score_url", "absolute http or https URL", `scheme "ftp"`}},

@@ -194,10 +194,10 @@ data "mediaplatform_system_model" "missing" {
 	})
 }
 
-func TestAccDataSourceSystemModel_validation(t *testing.T) {
+func TestDataSourceSystemModel_validation(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	testRejectedBeforeRequests(t, emu, resource.TestCase{}, false, blockConfig(emu, `data "mediaplatform_system_model" "bad"`), []rejectedConfig{
+	testRejectedBeforeRequests(t, emu, blockConfig(emu, `data "mediaplatform_system_model" "bad"`), []rejectedConfig{
 		{"system_type = \"interplay-pam\"\n  system_id   = \"pam-1\"\n  lang        = \"not a language\"", []string{"lang", "BCP 47 language tag"}},
 		{"system_type = \"\"\n  system_id   = \"pam-1\"", []string{"system_type", "at least 1"}},
 	})

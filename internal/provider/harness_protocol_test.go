@@ -34,6 +34,28 @@ import (
 // the one on PATH in this project.
 const protocolTerraformVersion = "1.11.4"
 
+// rejectedConfig is a configuration body a validation test plans and the phrases of
+// the error it must fail with, in order (errorPattern).
+type rejectedConfig struct {
+	body string
+	err  []string
+}
+
+// testRejectedBeforeRequests plans config(body) of each case through the protocol as
+// Terraform plans it (protocolPlan), in a subtest per case with a provider server of
+// its own, as Terraform starts a provider per command; each must fail with the case's
+// error. Then it checks that no request reached the platform: validation belongs to
+// plan time.
+func testRejectedBeforeRequests(t *testing.T, emu *testEmulator, config func(body string) string, cases []rejectedConfig) {
+	t.Helper()
+	for i, c := range cases {
+		t.Run(fmt.Sprintf("case%d", i+1), func(t *testing.T) {
+			expectPlanError(t, config(c.body), c.err...)
+		})
+	}
+	expectNoRequests(t, emu)
+}
+
 // expectPlanError plans config through the protocol and checks that it fails with an
 // error matching phrases, in order (errorPattern).
 func expectPlanError(t *testing.T, config string, phrases ...string) {
