@@ -309,32 +309,21 @@ data "mediaplatform_command" "test" {
 	})
 }
 
-// TestAccDataSourceCommand_notFound names the missing command, by id and by href.
-func TestAccDataSourceCommand_notFound(t *testing.T) {
+// TestDataSourceCommand_notFound names the missing command, by id and by href.
+func TestDataSourceCommand_notFound(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	href := emu.platformURL() + emulator.CommandPath("c-404")
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(t),
-		Steps: []resource.TestStep{
-			{
-				Config: emu.providerConfig() + `
+	expectPlanError(t, emu.providerConfig()+`
 data "mediaplatform_command" "test" {
   id = "c-404"
 }
-`,
-				ExpectError: errorPattern("Command not found", `Command "c-404" does not exist on the platform`, "commands/NOT_FOUND"),
-			},
-			{
-				Config: emu.providerConfig() + fmt.Sprintf(`
+`, "Command not found", `Command "c-404" does not exist on the platform`, "commands/NOT_FOUND")
+	expectPlanError(t, emu.providerConfig()+fmt.Sprintf(`
 data "mediaplatform_command" "test" {
   href = %q
 }
-`, href),
-				ExpectError: errorPattern("Command not found", fmt.Sprintf("The command at %q does not exist", href), "commands/NOT_FOUND"),
-			},
-		},
-	})
+`, href), "Command not found", fmt.Sprintf("The command at %q does not exist", href), "commands/NOT_FOUND")
 }
 
 // TestDataSourceCommand_validation rejects configurations without exactly one of

@@ -176,22 +176,16 @@ data "mediaplatform_system_model" "mam" {
 	})
 }
 
-func TestAccDataSourceSystemModel_unknownSystem(t *testing.T) {
+func TestDataSourceSystemModel_unknownSystem(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(t),
-		Steps: []resource.TestStep{{
-			Config: emu.providerConfig() + `
+	expectPlanError(t, emu.providerConfig()+`
 data "mediaplatform_system_model" "missing" {
   system_type = "interplay-pam"
   system_id   = "pam-9"
 }
-`,
-			ExpectError: errorPattern("Unable to read system model",
-				`The platform has no system of type "interplay-pam" with id "pam-9"`, "mediaplatform_systems", "datamodel/NOT_FOUND"),
-		}},
-	})
+`, "Unable to read system model",
+		`The platform has no system of type "interplay-pam" with id "pam-9"`, "mediaplatform_systems", "datamodel/NOT_FOUND")
 }
 
 func TestDataSourceSystemModel_validation(t *testing.T) {
