@@ -296,14 +296,14 @@ func TestDataSourceAssetModel_notFound(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	expectPlanError(t, emu.providerConfig()+assetModelConfig("m", "interplay-pam", "pam-9", `asset_id = "clip-1"`),
-		"Unable to read asset model",
-		`The platform has no system of type "interplay-pam" with id "pam-9"`, "mediaplatform_systems", "NOT_FOUND")
+		errorPattern("Unable to read asset model",
+			`The platform has no system of type "interplay-pam" with id "pam-9"`, "mediaplatform_systems", "NOT_FOUND"))
 	expectPlanError(t, emu.providerConfig()+assetModelConfig("m", "interplay-pam", "pam-1", `asset_id = "clip-9"`),
-		"Unable to read asset model",
-		`System interplay-pam/pam-1 has no asset "clip-9"`, "Check asset_id", "NOT_FOUND")
+		errorPattern("Unable to read asset model",
+			`System interplay-pam/pam-1 has no asset "clip-9"`, "Check asset_id", "NOT_FOUND"))
 	expectPlanError(t, emu.providerConfig()+assetModelConfig("m", "interplay-mam", "mam-1", `asset_type = "subclip"`),
-		"Unable to read asset model",
-		`System interplay-mam/mam-1 has no asset type "subclip"`, "asset_types", "NOT_FOUND")
+		errorPattern("Unable to read asset model",
+			`System interplay-mam/mam-1 has no asset type "subclip"`, "asset_types", "NOT_FOUND"))
 }
 
 func TestDataSourceAssetModel_validation(t *testing.T) {

@@ -318,12 +318,12 @@ func TestDataSourceCommand_notFound(t *testing.T) {
 data "mediaplatform_command" "test" {
   id = "c-404"
 }
-`, "Command not found", `Command "c-404" does not exist on the platform`, "commands/NOT_FOUND")
+`, errorPattern("Command not found", `Command "c-404" does not exist on the platform`, "commands/NOT_FOUND"))
 	expectPlanError(t, emu.providerConfig()+fmt.Sprintf(`
 data "mediaplatform_command" "test" {
   href = %q
 }
-`, href), "Command not found", fmt.Sprintf("The command at %q does not exist", href), "commands/NOT_FOUND")
+`, href), errorPattern("Command not found", fmt.Sprintf("The command at %q does not exist", href), "commands/NOT_FOUND"))
 }
 
 // TestDataSourceCommand_validation rejects configurations without exactly one of

@@ -184,8 +184,8 @@ data "mediaplatform_system_model" "missing" {
   system_type = "interplay-pam"
   system_id   = "pam-9"
 }
-`, "Unable to read system model",
-		`The platform has no system of type "interplay-pam" with id "pam-9"`, "mediaplatform_systems", "datamodel/NOT_FOUND")
+`, errorPattern("Unable to read system model",
+		`The platform has no system of type "interplay-pam" with id "pam-9"`, "mediaplatform_systems", "datamodel/NOT_FOUND"))
 }
 
 func TestDataSourceSystemModel_validation(t *testing.T) {

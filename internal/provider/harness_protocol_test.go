@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,17 +51,16 @@ func testRejectedBeforeRequests(t *testing.T, emu *testEmulator, config func(bod
 	t.Helper()
 	for i, c := range cases {
 		t.Run(fmt.Sprintf("case%d", i+1), func(t *testing.T) {
-			expectPlanError(t, config(c.body), c.err...)
+			expectPlanError(t, config(c.body), errorPattern(c.err...))
 		})
 	}
 	expectNoRequests(t, emu)
 }
 
-// expectPlanError plans config through the protocol and checks that it fails with an
-// error matching phrases, in order (errorPattern).
-func expectPlanError(t *testing.T, config string, phrases ...string) {
+// expectPlanError plans config through the protocol (protocolPlan) and checks that it
+// fails with an error that want matches, as a step's ExpectError would (errorPattern).
+func expectPlanError(t *testing.T, config string, want *regexp.Regexp) {
 	t.Helper()
-	want := errorPattern(phrases...)
 	text, failed := protocolPlan(t, config)
 	switch {
 	case !failed:
@@ -848,6 +848,6 @@ resource "mediaplatform_external_authentication" "test" {
   enabled     = true
   servers     = [{ address = "dc1.example", port = 389 }, { address = "dc2.example", port = 0 }]
 }
-`, "Error: Invalid Attribute Value", "with mediaplatform_external_authentication.test, at servers[1].port", "between 1 and 65535, got: 0")
+`, errorPattern("Error: Invalid Attribute Value", "with mediaplatform_external_authentication.test, at servers[1].port", "between 1 and 65535, got: 0"))
 	expectNoRequests(t, emu)
 }
