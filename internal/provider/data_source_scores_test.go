@@ -72,9 +72,9 @@ func dsQueries(t *testing.T, emu *testEmulator, typ string, queries []dsQuery) (
 	return config, checks
 }
 
-// TestAccDataSourceScores_filters lists scores with each filter and with offset and
+// TestDataSourceScores_filters lists scores with each filter and with offset and
 // max_results, and checks every score against what the platform holds.
-func TestAccDataSourceScores_filters(t *testing.T) {
+func TestDataSourceScores_filters(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	scores, urlA, urlBad := dsFilterFixture(t, emu)
@@ -102,13 +102,8 @@ func TestAccDataSourceScores_filters(t *testing.T) {
 		{name: "no_match", args: fmt.Sprintf("status = \"idle\"\n score_url = %q", urlBad), checks: list(knownvalue.ListSizeExact(0))},
 	})
 
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(t),
-		Steps: []resource.TestStep{{
-			Config:            emu.providerConfig() + config,
-			ConfigStateChecks: checks,
-		}},
-	})
+	expectRead(t, emu.providerConfig()+config,
+		checks...)
 }
 
 // TestAccDataSourceScores_pagination lists 250 scores with exactly 3 list requests

@@ -26,8 +26,10 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
 
@@ -189,18 +191,28 @@ func decodeConfig(t *testing.T, config string) (protocolConfig, []planDiagnostic
 	return cfg, diags
 }
 
-// protocolPlan plans config the way Terraform does, up to the first error: Terraform's
+// protocolPlan plans config the way Terraform does, up to the first error (protocolRun),
+// and returns every diagnostic as one text (planDiagnosticsText) and whether any is
+// an error.
+func protocolPlan(t *testing.T, config string) (string, bool) {
+	t.Helper()
+	diags, _ := protocolRun(t, config)
+	return planDiagnosticsText(diags), hasError(diags)
+}
+
+// protocolRun plans config the way Terraform does, up to the first error: Terraform's
 // checks of each body; ValidateProviderConfig and the validation of each block; then
 // ConfigureProvider and, for each block, PlanResourceChange (a resource to create),
 // ReadDataSource (a data source, read at plan as its configuration is known) or
-// OpenEphemeralResource (closed again at once). It returns every diagnostic as one
-// text (planDiagnosticsText) and whether any is an error.
-func protocolPlan(t *testing.T, config string) (string, bool) {
+// OpenEphemeralResource (closed again at once). It returns the diagnostics and the
+// state of each data source read, by address.
+func protocolRun(t *testing.T, config string) ([]planDiagnostic, map[string]tftypes.Value) {
 	t.Helper()
+	reads := map[string]tftypes.Value{}
 	ctx := t.Context()
 	cfg, diags := decodeConfig(t, config)
 	if hasError(diags) {
-		return planDiagnosticsText(diags), true
+		return diags, reads
 	}
 	srv := newProtocolServer(t)
 	const providerAddress = `provider["mediaplatform"]`
@@ -236,7 +248,7 @@ func protocolPlan(t *testing.T, config string) (string, bool) {
 		}
 	}
 	if hasError(diags) {
-		return planDiagnosticsText(diags), true
+		return diags, reads
 	}
 	configured, err := srv.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{
 		TerraformVersion: protocolTerraformVersion, Config: cfg.provider,
@@ -244,7 +256,7 @@ func protocolPlan(t *testing.T, config string) (string, bool) {
 	report(providerAddress, err)
 	add(providerAddress, configured.Diagnostics)
 	if hasError(diags) {
-		return planDiagnosticsText(diags), true
+		return diags, reads
 	}
 	for _, b := range cfg.blocks {
 		switch b.kind {
@@ -259,6 +271,14 @@ func protocolPlan(t *testing.T, config string) (string, bool) {
 			resp, err := srv.ReadDataSource(ctx, &tfprotov6.ReadDataSourceRequest{TypeName: b.typeName, Config: b.config})
 			report(b.address(), err)
 			add(b.address(), resp.Diagnostics)
+			if resp.State != nil {
+				state, err := resp.State.Unmarshal(b.schema.ValueType())
+				if err != nil {
+					t.Fatalf("%s: the state read: %v", b.address(), err)
+				}
+				add(b.address(), readConformance(b, state))
+				reads[b.address()] = state
+			}
 		case "ephemeral":
 			resp, err := srv.OpenEphemeralResource(ctx, &tfprotov6.OpenEphemeralResourceRequest{TypeName: b.typeName, Config: b.config})
 			report(b.address(), err)
@@ -270,7 +290,112 @@ func protocolPlan(t *testing.T, config string) (string, bool) {
 			}
 		}
 	}
-	return planDiagnosticsText(diags), hasError(diags)
+	return diags, reads
+}
+
+// readConformance is Terraform's check of what a data source read: a known object that
+// keeps every value its configuration sets ("Provider produced invalid object").
+func readConformance(b protocolBlock, state tftypes.Value) []*tfprotov6.Diagnostic {
+	invalid := func(detail string, args ...any) []*tfprotov6.Diagnostic {
+		return []*tfprotov6.Diagnostic{{
+			Severity: tfprotov6.DiagnosticSeverityError, Summary: "Provider produced invalid object",
+			Detail: fmt.Sprintf("The provider produced an invalid value for %s: %s.", b.address(), fmt.Sprintf(detail, args...)),
+		}}
+	}
+	if state.IsNull() || !state.IsFullyKnown() {
+		return invalid("the object is null or not wholly known")
+	}
+	config, err := b.config.Unmarshal(b.schema.ValueType())
+	if err != nil {
+		return invalid("%v", err)
+	}
+	var want, got map[string]tftypes.Value
+	if err := config.As(&want); err != nil {
+		return invalid("%v", err)
+	}
+	if err := state.As(&got); err != nil {
+		return invalid("%v", err)
+	}
+	for name, v := range want {
+		if !v.IsNull() && !v.Equal(got[name]) {
+			return invalid("%s was %s in the configuration, but is now %s", name, v, got[name])
+		}
+	}
+	return nil
+}
+
+// expectRead reads the data sources of config through the protocol as Terraform reads
+// them at plan (protocolRun), and runs checks against what they read, as a step's
+// ConfigStateChecks run against the state: the checks see each data source at its
+// address, its values as Terraform's JSON state holds them.
+func expectRead(t *testing.T, config string, checks ...statecheck.StateCheck) {
+	t.Helper()
+	diags, reads := protocolRun(t, config)
+	if hasError(diags) {
+		t.Fatalf("the read of\n%s\nfailed:\n%s", config, planDiagnosticsText(diags))
+	}
+	state := &tfjson.State{Values: &tfjson.StateValues{RootModule: &tfjson.StateModule{}}}
+	for address, v := range reads {
+		typeName, name, _ := strings.Cut(strings.TrimPrefix(address, "data."), ".")
+		values, ok := jsonOf(t, v).(map[string]any)
+		if !ok {
+			t.Fatalf("%s: the state read is %s, not an object", address, v)
+		}
+		state.Values.RootModule.Resources = append(state.Values.RootModule.Resources, &tfjson.StateResource{
+			Address: address, Mode: tfjson.DataResourceMode, Type: typeName, Name: name, AttributeValues: values,
+		})
+	}
+	for _, check := range checks {
+		var resp statecheck.CheckStateResponse
+		check.CheckState(t.Context(), statecheck.CheckStateRequest{State: state}, &resp)
+		if resp.Error != nil {
+			t.Error(resp.Error)
+		}
+	}
+}
+
+// jsonOf is v as Terraform's JSON state holds it, decoded with numbers as
+// json.Number: what state checks read.
+func jsonOf(t *testing.T, v tftypes.Value) any {
+	t.Helper()
+	if v.IsNull() {
+		return nil
+	}
+	if !v.IsKnown() {
+		t.Fatalf("an unknown value of type %s was read", v.Type())
+	}
+	switch typ := v.Type(); {
+	case typ.Is(tftypes.String):
+		var s string
+		_ = v.As(&s)
+		return s
+	case typ.Is(tftypes.Bool):
+		var b bool
+		_ = v.As(&b)
+		return b
+	case typ.Is(tftypes.Number):
+		f := new(big.Float)
+		_ = v.As(&f)
+		return json.Number(f.Text('g', -1))
+	case typ.Is(tftypes.List{}), typ.Is(tftypes.Set{}), typ.Is(tftypes.Tuple{}):
+		var elems []tftypes.Value
+		_ = v.As(&elems)
+		out := make([]any, len(elems))
+		for i, e := range elems {
+			out[i] = jsonOf(t, e)
+		}
+		return out
+	case typ.Is(tftypes.Map{}), typ.Is(tftypes.Object{}):
+		var elems map[string]tftypes.Value
+		_ = v.As(&elems)
+		out := make(map[string]any, len(elems))
+		for k, e := range elems {
+			out[k] = jsonOf(t, e)
+		}
+		return out
+	}
+	t.Fatalf("a value of type %s was read", v.Type())
+	return nil
 }
 
 // parseBody parses HCL source as the acceptance tests write it.
