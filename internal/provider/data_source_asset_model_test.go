@@ -57,7 +57,7 @@ func kvOptions(mandatory, readonly bool) knownvalue.Check {
 	})
 }
 
-func TestAccDataSourceAssetModel_byID(t *testing.T) {
+func TestDataSourceAssetModel_byID(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	const address = "data.mediaplatform_asset_model.clip"
@@ -162,13 +162,8 @@ func TestAccDataSourceAssetModel_byID(t *testing.T) {
 		})),
 	)
 
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(t),
-		Steps: []resource.TestStep{{
-			Config:            emu.providerConfig() + assetModelConfig("clip", "interplay-pam", "pam-1", `asset_id = "clip-1"`),
-			ConfigStateChecks: checks,
-		}},
-	})
+	expectRead(t, emu.providerConfig()+assetModelConfig("clip", "interplay-pam", "pam-1", `asset_id = "clip-1"`),
+		checks...)
 }
 
 func TestAccDataSourceAssetModel_byType(t *testing.T) {
@@ -199,9 +194,9 @@ output "group_ids" {
 	})
 }
 
-// TestAccDataSourceAssetModel_mamRowRestrictions reads the asset management
+// TestDataSourceAssetModel_mamRowRestrictions reads the asset management
 // system's row restrictions: booleans, expressions, and false for a boolean left out.
-func TestAccDataSourceAssetModel_mamRowRestrictions(t *testing.T) {
+func TestDataSourceAssetModel_mamRowRestrictions(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	const address = "data.mediaplatform_asset_model.asset"
@@ -209,43 +204,38 @@ func TestAccDataSourceAssetModel_mamRowRestrictions(t *testing.T) {
 	restrictions := func(group, item int) tfjsonpath.Path {
 		return groupItem(group, item).AtMapKey("options").AtMapKey("restrictions")
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(t),
-		Steps: []resource.TestStep{{
-			Config: emu.providerConfig() + assetModelConfig("asset", "interplay-mam", "mam-1", `asset_id = "asset-1"`),
-			ConfigStateChecks: append(kvAssetModel(t, address, raw, ok),
-				statecheck.ExpectKnownValue(address, groupItem(1, 3).AtMapKey("id"), knownvalue.StringExact("languages")),
-				statecheck.ExpectKnownValue(address, restrictions(1, 3), knownvalue.ObjectExact(map[string]knownvalue.Check{
-					"no_create_rows":            knownvalue.Bool(true),
-					"no_create_rows_expression": knownvalue.Null(),
-					"no_delete_rows":            knownvalue.Bool(false),
-					"no_delete_rows_expression": knownvalue.StringExact(`{"attribute":"approvalStatus","op":"in","values":["approved","locked"]}`),
-					"no_move_rows":              knownvalue.Bool(true),
-					"no_move_rows_expression":   knownvalue.Null(),
-				})),
-				statecheck.ExpectKnownValue(address, groupItem(2, 0).AtMapKey("id"), knownvalue.StringExact("rights")),
-				statecheck.ExpectKnownValue(address, restrictions(2, 0), knownvalue.ObjectExact(map[string]knownvalue.Check{
-					"no_create_rows": knownvalue.Bool(false),
-					"no_create_rows_expression": knownvalue.StringExact(`{"or":[{"attribute":"approvalStatus","op":"equals","value":"locked"},` +
-						`{"and":[{"attribute":"region","op":"isSet"},{"attribute":"genre","op":"in","values":["sports","news"]}]}]}`),
-					"no_delete_rows":            knownvalue.Bool(true),
-					"no_delete_rows_expression": knownvalue.Null(),
-					"no_move_rows":              knownvalue.Bool(false),
-					"no_move_rows_expression":   knownvalue.StringExact(`{"attribute":"approvalStatus","op":"equals","value":"approved"}`),
-				})),
-				statecheck.ExpectKnownValue(address, groupItem(2, 0).AtMapKey("options").AtMapKey("read_only_expression_rule"),
-					knownvalue.StringExact(`{"attribute":"approvalStatus","op":"equals","value":"locked"}`)),
-				statecheck.ExpectKnownValue(address, restrictions(1, 0), knownvalue.Null()),
-				// rights: compound with subattributes; an unknown flag passes through.
-				statecheck.ExpectKnownValue(address, customAttribute(4).AtMapKey("subattributes"), knownvalue.ListSizeExact(3)),
-				statecheck.ExpectKnownValue(address, customAttribute(2).AtMapKey("flags"), kvStrings([]string{"mandatory", "experimental"})),
-				// No time-based metadata, and no layouts of those kinds.
-				statecheck.ExpectKnownValue(address, tfjsonpath.New("time_based"), knownvalue.ListSizeExact(0)),
-				statecheck.ExpectKnownValue(address, tfjsonpath.New("layout").AtMapKey("simple_time_based"), knownvalue.ListSizeExact(0)),
-				statecheck.ExpectKnownValue(address, tfjsonpath.New("layout").AtMapKey("virtual_layers"), knownvalue.ListSizeExact(0)),
-			),
-		}},
-	})
+	expectRead(t, emu.providerConfig()+assetModelConfig("asset", "interplay-mam", "mam-1", `asset_id = "asset-1"`),
+		append(kvAssetModel(t, address, raw, ok),
+			statecheck.ExpectKnownValue(address, groupItem(1, 3).AtMapKey("id"), knownvalue.StringExact("languages")),
+			statecheck.ExpectKnownValue(address, restrictions(1, 3), knownvalue.ObjectExact(map[string]knownvalue.Check{
+				"no_create_rows":            knownvalue.Bool(true),
+				"no_create_rows_expression": knownvalue.Null(),
+				"no_delete_rows":            knownvalue.Bool(false),
+				"no_delete_rows_expression": knownvalue.StringExact(`{"attribute":"approvalStatus","op":"in","values":["approved","locked"]}`),
+				"no_move_rows":              knownvalue.Bool(true),
+				"no_move_rows_expression":   knownvalue.Null(),
+			})),
+			statecheck.ExpectKnownValue(address, groupItem(2, 0).AtMapKey("id"), knownvalue.StringExact("rights")),
+			statecheck.ExpectKnownValue(address, restrictions(2, 0), knownvalue.ObjectExact(map[string]knownvalue.Check{
+				"no_create_rows": knownvalue.Bool(false),
+				"no_create_rows_expression": knownvalue.StringExact(`{"or":[{"attribute":"approvalStatus","op":"equals","value":"locked"},` +
+					`{"and":[{"attribute":"region","op":"isSet"},{"attribute":"genre","op":"in","values":["sports","news"]}]}]}`),
+				"no_delete_rows":            knownvalue.Bool(true),
+				"no_delete_rows_expression": knownvalue.Null(),
+				"no_move_rows":              knownvalue.Bool(false),
+				"no_move_rows_expression":   knownvalue.StringExact(`{"attribute":"approvalStatus","op":"equals","value":"approved"}`),
+			})),
+			statecheck.ExpectKnownValue(address, groupItem(2, 0).AtMapKey("options").AtMapKey("read_only_expression_rule"),
+				knownvalue.StringExact(`{"attribute":"approvalStatus","op":"equals","value":"locked"}`)),
+			statecheck.ExpectKnownValue(address, restrictions(1, 0), knownvalue.Null()),
+			// rights: compound with subattributes; an unknown flag passes through.
+			statecheck.ExpectKnownValue(address, customAttribute(4).AtMapKey("subattributes"), knownvalue.ListSizeExact(3)),
+			statecheck.ExpectKnownValue(address, customAttribute(2).AtMapKey("flags"), kvStrings([]string{"mandatory", "experimental"})),
+			// No time-based metadata, and no layouts of those kinds.
+			statecheck.ExpectKnownValue(address, tfjsonpath.New("time_based"), knownvalue.ListSizeExact(0)),
+			statecheck.ExpectKnownValue(address, tfjsonpath.New("layout").AtMapKey("simple_time_based"), knownvalue.ListSizeExact(0)),
+			statecheck.ExpectKnownValue(address, tfjsonpath.New("layout").AtMapKey("virtual_layers"), knownvalue.ListSizeExact(0)),
+		)...)
 }
 
 // TestAccDataSourceAssetModel_viewerReadonly reads the model as a platform user
@@ -292,38 +282,27 @@ output "editable" {
 	})
 }
 
-func TestAccDataSourceAssetModel_notFound(t *testing.T) {
+func TestDataSourceAssetModel_notFound(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(t),
-		Steps: []resource.TestStep{
-			{
-				Config: emu.providerConfig() + assetModelConfig("m", "interplay-pam", "pam-9", `asset_id = "clip-1"`),
-				ExpectError: errorPattern("Unable to read asset model",
-					`The platform has no system of type "interplay-pam" with id "pam-9"`, "mediaplatform_systems", "NOT_FOUND"),
-			},
-			{
-				Config: emu.providerConfig() + assetModelConfig("m", "interplay-pam", "pam-1", `asset_id = "clip-9"`),
-				ExpectError: errorPattern("Unable to read asset model",
-					`System interplay-pam/pam-1 has no asset "clip-9"`, "Check asset_id", "NOT_FOUND"),
-			},
-			{
-				Config: emu.providerConfig() + assetModelConfig("m", "interplay-mam", "mam-1", `asset_type = "subclip"`),
-				ExpectError: errorPattern("Unable to read asset model",
-					`System interplay-mam/mam-1 has no asset type "subclip"`, "asset_types", "NOT_FOUND"),
-			},
-		},
-	})
+	expectPlanError(t, emu.providerConfig()+assetModelConfig("m", "interplay-pam", "pam-9", `asset_id = "clip-1"`),
+		errorPattern("Unable to read asset model",
+			`The platform has no system of type "interplay-pam" with id "pam-9"`, "mediaplatform_systems", "NOT_FOUND"))
+	expectPlanError(t, emu.providerConfig()+assetModelConfig("m", "interplay-pam", "pam-1", `asset_id = "clip-9"`),
+		errorPattern("Unable to read asset model",
+			`System interplay-pam/pam-1 has no asset "clip-9"`, "Check asset_id", "NOT_FOUND"))
+	expectPlanError(t, emu.providerConfig()+assetModelConfig("m", "interplay-mam", "mam-1", `asset_type = "subclip"`),
+		errorPattern("Unable to read asset model",
+			`System interplay-mam/mam-1 has no asset type "subclip"`, "asset_types", "NOT_FOUND"))
 }
 
-func TestAccDataSourceAssetModel_validation(t *testing.T) {
+func TestDataSourceAssetModel_validation(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	config := func(selector string) string {
 		return emu.providerConfig() + assetModelConfig("m", "interplay-pam", "pam-1", selector)
 	}
-	testRejectedBeforeRequests(t, emu, resource.TestCase{}, false, config, []rejectedConfig{
+	testRejectedBeforeRequests(t, emu, config, []rejectedConfig{
 		{"asset_id = \"clip-1\"\n  asset_type = \"sequence\"", []string{"Exactly one of these attributes must be configured", "asset_id", "asset_type"}},
 		{"", []string{"Exactly one of these attributes must be configured", "asset_id", "asset_type"}},
 		{"asset_id = \"clip-1\"\n  lang = \"not a language\"", []string{"lang", "BCP 47 language tag"}},

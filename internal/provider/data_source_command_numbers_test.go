@@ -6,17 +6,16 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 )
 
-// TestAccDataSourceCommand_exponentIntegers reads commands from a platform that
+// TestDataSourceCommand_exponentIntegers reads commands from a platform that
 // writes every integer with an exponent (progress 1E+2, httpStatus 409.0E0,
 // httpCode 5E+2, as Java's BigDecimal may): the same values as written plainly.
-func TestAccDataSourceCommand_exponentIntegers(t *testing.T) {
+func TestDataSourceCommand_exponentIntegers(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulatorWith(t, "integers written with an exponent", emulator.Options{
 		Faults: emulator.Faults{Readings: emulator.Readings{ExponentIntegers: true}},
@@ -34,10 +33,7 @@ func TestAccDataSourceCommand_exponentIntegers(t *testing.T) {
 		Type:  "publishing:purge",
 		Steps: []emulator.CommandStep{{Lifecycle: "running", Progress: 30}, {Lifecycle: "error", Progress: 30}},
 	})
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(t),
-		Steps: []resource.TestStep{{
-			Config: emu.providerConfig() + fmt.Sprintf(`
+	expectRead(t, emu.providerConfig()+fmt.Sprintf(`
 data "mediaplatform_command" "bulk" {
   id = %q
 }
@@ -46,15 +42,13 @@ data "mediaplatform_command" "failed" {
   wait_for_completion = true
 }
 `, bulk, failed),
-			ConfigStateChecks: []statecheck.StateCheck{
-				dsExpect("data.mediaplatform_command.bulk", "progress", knownvalue.Int64Exact(100)),
-				dsExpect("data.mediaplatform_command.bulk", "total_count", knownvalue.Int64Exact(2)),
-				dsExpect("data.mediaplatform_command.bulk", "failure_count", knownvalue.Int64Exact(1)),
-				statecheck.ExpectKnownValue("data.mediaplatform_command.bulk", dsPath("results").AtSliceIndex(1).AtMapKey("http_status"),
-					knownvalue.Int64Exact(409)),
-				dsExpect("data.mediaplatform_command.failed", "progress", knownvalue.Int64Exact(30)),
-				statecheck.ExpectKnownValue("data.mediaplatform_command.failed", dsPath("error", "http_code"), knownvalue.Int64Exact(500)),
-			},
-		}},
-	})
+		[]statecheck.StateCheck{
+			dsExpect("data.mediaplatform_command.bulk", "progress", knownvalue.Int64Exact(100)),
+			dsExpect("data.mediaplatform_command.bulk", "total_count", knownvalue.Int64Exact(2)),
+			dsExpect("data.mediaplatform_command.bulk", "failure_count", knownvalue.Int64Exact(1)),
+			statecheck.ExpectKnownValue("data.mediaplatform_command.bulk", dsPath("results").AtSliceIndex(1).AtMapKey("http_status"),
+				knownvalue.Int64Exact(409)),
+			dsExpect("data.mediaplatform_command.failed", "progress", knownvalue.Int64Exact(30)),
+			statecheck.ExpectKnownValue("data.mediaplatform_command.failed", dsPath("error", "http_code"), knownvalue.Int64Exact(500)),
+		}...)
 }

@@ -309,40 +309,29 @@ data "mediaplatform_command" "test" {
 	})
 }
 
-// TestAccDataSourceCommand_notFound names the missing command, by id and by href.
-func TestAccDataSourceCommand_notFound(t *testing.T) {
+// TestDataSourceCommand_notFound names the missing command, by id and by href.
+func TestDataSourceCommand_notFound(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	href := emu.platformURL() + emulator.CommandPath("c-404")
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(t),
-		Steps: []resource.TestStep{
-			{
-				Config: emu.providerConfig() + `
+	expectPlanError(t, emu.providerConfig()+`
 data "mediaplatform_command" "test" {
   id = "c-404"
 }
-`,
-				ExpectError: errorPattern("Command not found", `Command "c-404" does not exist on the platform`, "commands/NOT_FOUND"),
-			},
-			{
-				Config: emu.providerConfig() + fmt.Sprintf(`
+`, errorPattern("Command not found", `Command "c-404" does not exist on the platform`, "commands/NOT_FOUND"))
+	expectPlanError(t, emu.providerConfig()+fmt.Sprintf(`
 data "mediaplatform_command" "test" {
   href = %q
 }
-`, href),
-				ExpectError: errorPattern("Command not found", fmt.Sprintf("The command at %q does not exist", href), "commands/NOT_FOUND"),
-			},
-		},
-	})
+`, href), errorPattern("Command not found", fmt.Sprintf("The command at %q does not exist", href), "commands/NOT_FOUND"))
 }
 
-// TestAccDataSourceCommand_validation rejects configurations without exactly one of
+// TestDataSourceCommand_validation rejects configurations without exactly one of
 // id and href, or with a bad timeout, before any request.
-func TestAccDataSourceCommand_validation(t *testing.T) {
+func TestDataSourceCommand_validation(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	testRejectedBeforeRequests(t, emu, resource.TestCase{}, false, blockConfig(emu, `data "mediaplatform_command" "test"`), []rejectedConfig{
+	testRejectedBeforeRequests(t, emu, blockConfig(emu, `data "mediaplatform_command" "test"`), []rejectedConfig{
 		{``, []string{"Missing Attribute Configuration", "Exactly one of these attributes must be configured: [id,href]"}},
 		{"id = \"c-1\"\n  href = \"/apis/commands;version=1;realm=global/commands/c-1\"", []string{"Invalid Attribute Combination", "Exactly one of these attributes must be configured: [id,href]"}},
 		{`id = ""`, []string{"id", "length must be at least 1"}},

@@ -73,25 +73,19 @@ data "mediaplatform_external_authentication" "test" {}
 	})
 }
 
-// TestAccDataSourceExternalAuthentication_notAdministrator reports the refusal for an
+// TestDataSourceExternalAuthentication_notAdministrator reports the refusal for an
 // account without administrator rights.
-func TestAccDataSourceExternalAuthentication_notAdministrator(t *testing.T) {
+func TestDataSourceExternalAuthentication_notAdministrator(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	emu.control(t, "the viewer account")
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(t),
-		Steps: []resource.TestStep{{
-			Config: `
+	expectPlanError(t, `
 provider "mediaplatform" {
-  admin_url      = "` + emu.adminURL() + `"
-  admin_username = "` + emulatortest.ViewerUsername + `"
-  admin_password = "` + emulatortest.ViewerPassword + `"
+  admin_url      = "`+emu.adminURL()+`"
+  admin_username = "`+emulatortest.ViewerUsername+`"
+  admin_password = "`+emulatortest.ViewerPassword+`"
 }
 data "mediaplatform_external_authentication" "test" {}
-`,
-			ExpectError: errorPattern("Unable to read external authentication settings",
-				"The administrator API refused admin_username: it is logged in but not an administrator.", "admin/FORBIDDEN"),
-		}},
-	})
+`, errorPattern("Unable to read external authentication settings",
+		"The administrator API refused admin_username: it is logged in but not an administrator.", "admin/FORBIDDEN"))
 }

@@ -3,30 +3,22 @@ package provider
 import (
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 )
 
-// TestAccDataSourceHealth reads the emulator's health report: status ok from the
+// TestDataSourceHealth reads the emulator's health report: status ok from the
 // default verifier.
-func TestAccDataSourceHealth(t *testing.T) {
+func TestDataSourceHealth(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	const address = "data.mediaplatform_health.test"
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(t),
-		Steps: []resource.TestStep{{
-			Config: emu.providerConfig() + `
+	expectRead(t, emu.providerConfig()+`
 data "mediaplatform_health" "test" {}
 `,
-			ConfigStateChecks: []statecheck.StateCheck{
-				dsExpect(address, "health_status", knownvalue.StringExact("ok")),
-				dsExpect(address, "health_verifier", knownvalue.StringExact("default")),
-				dsExpect(address, "healthy", knownvalue.Bool(true)),
-			},
-		}},
-	})
+		dsExpect(address, "health_status", knownvalue.StringExact("ok")),
+		dsExpect(address, "health_verifier", knownvalue.StringExact("default")),
+		dsExpect(address, "healthy", knownvalue.Bool(true)),
+	)
 	if ctl := emu.optionalControl(t, "that the health report was requested"); ctl != nil {
 		if n := ctl.Stats().Requests["GET "+ctl.PublishingURL("")+"/core/health"]; n == 0 {
 			t.Error("the health report was never requested")

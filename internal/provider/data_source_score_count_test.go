@@ -4,16 +4,14 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
 )
 
-// TestAccDataSourceScoreCount counts with each filter, offset and limit, against the
+// TestDataSourceScoreCount counts with each filter, offset and limit, against the
 // scores the platform holds.
-func TestAccDataSourceScoreCount(t *testing.T) {
+func TestDataSourceScoreCount(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	scores, urlA, urlBad := dsFilterFixture(t, emu)
@@ -39,31 +37,21 @@ func TestAccDataSourceScoreCount(t *testing.T) {
 	}
 	config, checks := dsQueries(t, emu, "mediaplatform_score_count", queries)
 	ctl := emu.optionalControl(t, "one count request per data source")
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(t),
-		Steps: []resource.TestStep{{
-			Config:            emu.providerConfig() + config,
-			ConfigStateChecks: checks,
-			Check: func(*terraform.State) error {
-				if ctl == nil {
-					return nil
-				}
-				route := "POST " + ctl.PublishingURL("") + "/scores/count"
-				if n := ctl.Stats().Requests[route]; n != len(queries) {
-					return fmt.Errorf("%s was requested %d times, want %d (one per data source)", route, n, len(queries))
-				}
-				return nil
-			},
-		}},
-	})
+	expectRead(t, emu.providerConfig()+config, checks...)
+	if ctl != nil {
+		route := "POST " + ctl.PublishingURL("") + "/scores/count"
+		if n := ctl.Stats().Requests[route]; n != len(queries) {
+			t.Errorf("%s was requested %d times, want %d (one per data source)", route, n, len(queries))
+		}
+	}
 }
 
-// TestAccDataSourceScoreCount_validation rejects an out-of-range offset or limit at
+// TestDataSourceScoreCount_validation rejects an out-of-range offset or limit at
 // plan time, before any request.
-func TestAccDataSourceScoreCount_validation(t *testing.T) {
+func TestDataSourceScoreCount_validation(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	testRejectedBeforeRequests(t, emu, resource.TestCase{}, false, blockConfig(emu, `data "mediaplatform_score_count" "test"`), []rejectedConfig{
+	testRejectedBeforeRequests(t, emu, blockConfig(emu, `data "mediaplatform_score_count" "test"`), []rejectedConfig{
 		{`offset = -1`, []string{"offset", "at least 0, got: -1"}},
 		{`limit = 0`, []string{"limit", "between 1 and 100, got: 0"}},
 		{`limit = 101`, []string{"limit", "between 1 and 100, got: 101"}},

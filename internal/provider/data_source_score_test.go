@@ -4,16 +4,15 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
 )
 
-// TestAccDataSourceScore reads one score by its UUID and another by its alias, and
+// TestDataSourceScore reads one score by its UUID and another by its alias, and
 // checks every attribute against the score the platform holds.
-func TestAccDataSourceScore(t *testing.T) {
+func TestDataSourceScore(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	plainName, alias := accName(), accName()
@@ -41,10 +40,7 @@ func TestAccDataSourceScore(t *testing.T) {
 	expectScore("data.mediaplatform_score.by_uuid", plain.ID, plain)
 	expectScore("data.mediaplatform_score.by_alias", alias, aliased)
 
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(t),
-		Steps: []resource.TestStep{{
-			Config: emu.providerConfig() + fmt.Sprintf(`
+	expectRead(t, emu.providerConfig()+fmt.Sprintf(`
 data "mediaplatform_score" "by_uuid" {
   id = %q
 }
@@ -52,36 +48,23 @@ data "mediaplatform_score" "by_alias" {
   id = %q
 }
 `, plain.ID, alias),
-			ConfigStateChecks: checks,
-		}},
-	})
+		checks...)
 }
 
-// TestAccDataSourceScore_errors reports an unknown score clearly, and rejects an id
+// TestDataSourceScore_errors reports an unknown score clearly, and rejects an id
 // that can be neither a UUID nor an alias before any request.
-func TestAccDataSourceScore_errors(t *testing.T) {
+func TestDataSourceScore_errors(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(t),
-		Steps: []resource.TestStep{
-			{
-				Config: emu.providerConfig() + `
+	expectPlanError(t, emu.providerConfig()+`
 data "mediaplatform_score" "test" {
   id = "bad alias!"
 }
-`,
-				ExpectError: errorPattern("id", "a score UUID or a score alias", `got "bad alias!"`),
-			},
-			{
-				PreConfig: func() { expectNoRequests(t, emu) },
-				Config: emu.providerConfig() + `
+`, errorPattern("id", "a score UUID or a score alias", `got "bad alias!"`))
+	expectNoRequests(t, emu)
+	expectPlanError(t, emu.providerConfig()+`
 data "mediaplatform_score" "test" {
   id = "no-such-score"
 }
-`,
-				ExpectError: errorPattern("Score not found", `No score with the UUID or alias "no-such-score" exists`, "publishing/NOT_FOUND"),
-			},
-		},
-	})
+`, errorPattern("Score not found", `No score with the UUID or alias "no-such-score" exists`, "publishing/NOT_FOUND"))
 }

@@ -72,9 +72,9 @@ func dsQueries(t *testing.T, emu *testEmulator, typ string, queries []dsQuery) (
 	return config, checks
 }
 
-// TestAccDataSourceScores_filters lists scores with each filter and with offset and
+// TestDataSourceScores_filters lists scores with each filter and with offset and
 // max_results, and checks every score against what the platform holds.
-func TestAccDataSourceScores_filters(t *testing.T) {
+func TestDataSourceScores_filters(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	scores, urlA, urlBad := dsFilterFixture(t, emu)
@@ -102,13 +102,8 @@ func TestAccDataSourceScores_filters(t *testing.T) {
 		{name: "no_match", args: fmt.Sprintf("status = \"idle\"\n score_url = %q", urlBad), checks: list(knownvalue.ListSizeExact(0))},
 	})
 
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(t),
-		Steps: []resource.TestStep{{
-			Config:            emu.providerConfig() + config,
-			ConfigStateChecks: checks,
-		}},
-	})
+	expectRead(t, emu.providerConfig()+config,
+		checks...)
 }
 
 // TestAccDataSourceScores_pagination lists 250 scores with exactly 3 list requests
@@ -216,11 +211,11 @@ func dsPublishMany(t *testing.T, emu *testEmulator, scoreURL string, n int) []*c
 	return scores
 }
 
-// TestAccDataSourceScores_validation rejects bad filters at plan time, before any request.
-func TestAccDataSourceScores_validation(t *testing.T) {
+// TestDataSourceScores_validation rejects bad filters at plan time, before any request.
+func TestDataSourceScores_validation(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	testRejectedBeforeRequests(t, emu, resource.TestCase{}, false, blockConfig(emu, `data "mediaplatform_scores" "test"`), []rejectedConfig{
+	testRejectedBeforeRequests(t, emu, blockConfig(emu, `data "mediaplatform_scores" "test"`), []rejectedConfig{
 		{`offset = -1`, []string{"offset", "at least 0, got: -1"}},
 		{`max_results = 0`, []string{"max_results", "at least 1, got: 0"}},
 		{`score_url = "ftp://cdn.example/a.sib"`, []string{"score_url", "absolute http or https URL", `scheme "ftp"`}},

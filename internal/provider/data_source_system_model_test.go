@@ -3,7 +3,6 @@ package provider
 import (
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
@@ -38,7 +37,7 @@ func kvSystemModel(t *testing.T, address string, fx fxSystemModel, raw []byte, t
 	}
 }
 
-func TestAccDataSourceSystemModel_pamWithTimeBased(t *testing.T) {
+func TestDataSourceSystemModel_pamWithTimeBased(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	fx, raw := systemModelFixture(t, "interplay-pam", "pam-1")
@@ -99,10 +98,7 @@ func TestAccDataSourceSystemModel_pamWithTimeBased(t *testing.T) {
 			})))
 	}
 
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(t),
-		Steps: []resource.TestStep{{
-			Config: emu.providerConfig() + `
+	expectRead(t, emu.providerConfig()+`
 data "mediaplatform_system_model" "pam" {
   system_type        = "interplay-pam"
   system_id          = "pam-1"
@@ -110,94 +106,76 @@ data "mediaplatform_system_model" "pam" {
   lang               = "fr-CA"
 }
 `,
-			ConfigStateChecks: checks,
-		}},
-	})
+		checks...)
 }
 
-func TestAccDataSourceSystemModel_pamWithoutTimeBased(t *testing.T) {
+func TestDataSourceSystemModel_pamWithoutTimeBased(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	fx, raw := systemModelFixture(t, "interplay-pam", "pam-1")
 	if len(fx.TimeBased) == 0 {
 		t.Fatal("the pam-1 fixture has no layers, so leaving them out proves nothing")
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(t),
-		Steps: []resource.TestStep{{
-			Config: emu.providerConfig() + `
+	expectRead(t, emu.providerConfig()+`
 data "mediaplatform_system_model" "pam" {
   system_type = "interplay-pam"
   system_id   = "pam-1"
 }
 `,
-			ConfigStateChecks: append(kvSystemModel(t, pamSystemModel, fx, raw, false),
-				statecheck.ExpectKnownValue(pamSystemModel, tfjsonpath.New("include_time_based"), knownvalue.Bool(false)),
-				statecheck.ExpectKnownValue(pamSystemModel, tfjsonpath.New("lang"), knownvalue.Null()),
-				statecheck.ExpectKnownValue(pamSystemModel, tfjsonpath.New("time_based"), knownvalue.Null()),
-			),
-		}},
-	})
+		append(kvSystemModel(t, pamSystemModel, fx, raw, false),
+			statecheck.ExpectKnownValue(pamSystemModel, tfjsonpath.New("include_time_based"), knownvalue.Bool(false)),
+			statecheck.ExpectKnownValue(pamSystemModel, tfjsonpath.New("lang"), knownvalue.Null()),
+			statecheck.ExpectKnownValue(pamSystemModel, tfjsonpath.New("time_based"), knownvalue.Null()),
+		)...)
 }
 
-func TestAccDataSourceSystemModel_mamIgnoresTimeBased(t *testing.T) {
+func TestDataSourceSystemModel_mamIgnoresTimeBased(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	fx, raw := systemModelFixture(t, "interplay-mam", "mam-1")
 	const address = "data.mediaplatform_system_model.mam"
 	// mam-1 does not support time-based metadata: asked for, the layers are an empty list.
 	fx.TimeBased = []fxLayer{}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(t),
-		Steps: []resource.TestStep{{
-			Config: emu.providerConfig() + `
+	expectRead(t, emu.providerConfig()+`
 data "mediaplatform_system_model" "mam" {
   system_type        = "interplay-mam"
   system_id          = "mam-1"
   include_time_based = true
 }
 `,
-			ConfigStateChecks: append(kvSystemModel(t, address, fx, raw, true),
-				statecheck.ExpectKnownValue(address, tfjsonpath.New("time_based"), knownvalue.ListSizeExact(0)),
-				statecheck.ExpectKnownValue(address, tfjsonpath.New("asset_types"), knownvalue.ListSizeExact(4)),
-				statecheck.ExpectKnownValue(address, tfjsonpath.New("attributes").AtMapKey("custom").AtSliceIndex(2),
-					knownvalue.ObjectPartial(map[string]knownvalue.Check{
-						"id":    knownvalue.StringExact("approvalStatus"),
-						"flags": kvStrings([]string{"mandatory", "experimental"}),
-					})),
-				statecheck.ExpectKnownValue(address, tfjsonpath.New("attributes").AtMapKey("custom").AtSliceIndex(5),
-					knownvalue.ObjectPartial(map[string]knownvalue.Check{
-						"id":         knownvalue.StringExact("shelf"),
-						"applies_to": kvStrings([]string{"loc:item"}),
-						"flags":      knownvalue.ListSizeExact(0),
-					})),
-			),
-		}},
-	})
+		append(kvSystemModel(t, address, fx, raw, true),
+			statecheck.ExpectKnownValue(address, tfjsonpath.New("time_based"), knownvalue.ListSizeExact(0)),
+			statecheck.ExpectKnownValue(address, tfjsonpath.New("asset_types"), knownvalue.ListSizeExact(4)),
+			statecheck.ExpectKnownValue(address, tfjsonpath.New("attributes").AtMapKey("custom").AtSliceIndex(2),
+				knownvalue.ObjectPartial(map[string]knownvalue.Check{
+					"id":    knownvalue.StringExact("approvalStatus"),
+					"flags": kvStrings([]string{"mandatory", "experimental"}),
+				})),
+			statecheck.ExpectKnownValue(address, tfjsonpath.New("attributes").AtMapKey("custom").AtSliceIndex(5),
+				knownvalue.ObjectPartial(map[string]knownvalue.Check{
+					"id":         knownvalue.StringExact("shelf"),
+					"applies_to": kvStrings([]string{"loc:item"}),
+					"flags":      knownvalue.ListSizeExact(0),
+				})),
+		)...)
 }
 
-func TestAccDataSourceSystemModel_unknownSystem(t *testing.T) {
+func TestDataSourceSystemModel_unknownSystem(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(t),
-		Steps: []resource.TestStep{{
-			Config: emu.providerConfig() + `
+	expectPlanError(t, emu.providerConfig()+`
 data "mediaplatform_system_model" "missing" {
   system_type = "interplay-pam"
   system_id   = "pam-9"
 }
-`,
-			ExpectError: errorPattern("Unable to read system model",
-				`The platform has no system of type "interplay-pam" with id "pam-9"`, "mediaplatform_systems", "datamodel/NOT_FOUND"),
-		}},
-	})
+`, errorPattern("Unable to read system model",
+		`The platform has no system of type "interplay-pam" with id "pam-9"`, "mediaplatform_systems", "datamodel/NOT_FOUND"))
 }
 
-func TestAccDataSourceSystemModel_validation(t *testing.T) {
+func TestDataSourceSystemModel_validation(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	testRejectedBeforeRequests(t, emu, resource.TestCase{}, false, blockConfig(emu, `data "mediaplatform_system_model" "bad"`), []rejectedConfig{
+	testRejectedBeforeRequests(t, emu, blockConfig(emu, `data "mediaplatform_system_model" "bad"`), []rejectedConfig{
 		{"system_type = \"interplay-pam\"\n  system_id   = \"pam-1\"\n  lang        = \"not a language\"", []string{"lang", "BCP 47 language tag"}},
 		{"system_type = \"\"\n  system_id   = \"pam-1\"", []string{"system_type", "at least 1"}},
 	})

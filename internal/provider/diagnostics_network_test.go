@@ -18,10 +18,10 @@ import (
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
-// TestAccNetwork_errorsLeadWithTheCause: a request that gets no answer leads with
+// TestNetwork_errorsLeadWithTheCause: a request that gets no answer leads with
 // what happened, where, and the setting to check: a refused connection, and a
 // platform that never answers (bounded to two attempts of request_timeout).
-func TestAccNetwork_errorsLeadWithTheCause(t *testing.T) {
+func TestNetwork_errorsLeadWithTheCause(t *testing.T) {
 	t.Parallel()
 	t.Run("connection refused", func(t *testing.T) {
 		t.Parallel()
@@ -34,37 +34,27 @@ func TestAccNetwork_errorsLeadWithTheCause(t *testing.T) {
 		_ = l.Close()
 		cfg := emu.config()
 		cfg.PlatformURL = "http://" + closed
-		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: testProviderFactories(t),
-			Steps: []resource.TestStep{{
-				Config:      providerBlock(cfg) + `data "mediaplatform_health" "test" {}`,
-				ExpectError: errorPattern("Nothing accepts connections at " + closed + " (from platform_url): check platform_url"),
-			}},
-		})
+		expectPlanError(t, providerBlock(cfg)+`data "mediaplatform_health" "test" {}`,
+			errorPattern("Nothing accepts connections at "+closed+" (from platform_url): check platform_url"))
 	})
 	t.Run("no answer", func(t *testing.T) {
 		t.Parallel()
 		emu, proxy := newProxiedTestEmulator(t, "a silent platform")
 		proxy.Add(faultproxy.Fault{Path: `^/auth$`, Latency: time.Minute})
 		start := time.Now()
-		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: testProviderFactories(t),
-			Steps: []resource.TestStep{{
-				Config:      providerConfigPlus(emu, `request_timeout = "1s"`) + `data "mediaplatform_health" "test" {}`,
-				ExpectError: errorPattern("Nothing answered at", "(from platform_url) within 1s × 2 attempt(s): check platform_url"),
-			}},
-		})
+		expectPlanError(t, providerConfigPlus(emu, `request_timeout = "1s"`)+`data "mediaplatform_health" "test" {}`,
+			errorPattern("Nothing answered at", "(from platform_url) within 1s × 2 attempt(s): check platform_url"))
 		if d := time.Since(start); d > 45*time.Second {
 			t.Errorf("the failure took %v: the attempts were not bounded", d)
 		}
 	})
 }
 
-// TestAccErrors_leadWithTheCause: an answer the platform gave leads with its cause
+// TestErrors_leadWithTheCause: an answer the platform gave leads with its cause
 // and the setting to fix, before the object that failed and the platform's words:
 // credentials refused (platform token), permission (administrator API), a rate limit
 // past the retry budget, and a server error.
-func TestAccErrors_leadWithTheCause(t *testing.T) {
+func TestErrors_leadWithTheCause(t *testing.T) {
 	t.Parallel()
 	problem := func(status int, code string) *faultproxy.Answer {
 		return &faultproxy.Answer{
@@ -96,13 +86,8 @@ func TestAccErrors_leadWithTheCause(t *testing.T) {
 				// did not remove it; the emulator never heard that: expire it there.
 				t.Cleanup(func() { emu.control(t, "expiring the token the 401 declared dead").Expire(true, false) })
 			}
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: testProviderFactories(t),
-				Steps: []resource.TestStep{{
-					Config:      emu.providerConfig() + `data "mediaplatform_score" "test" { id = "lead-1" }`,
-					ExpectError: errorPattern("Unable to read score", tc.lead, `Score "lead-1" could not be read`, "Cause:"),
-				}},
-			})
+			expectPlanError(t, emu.providerConfig()+`data "mediaplatform_score" "test" { id = "lead-1" }`,
+				errorPattern("Unable to read score", tc.lead, `Score "lead-1" could not be read`, "Cause:"))
 		})
 	}
 }

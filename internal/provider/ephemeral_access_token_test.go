@@ -12,7 +12,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
@@ -303,55 +302,4 @@ func TestEphemeralAccessTokenRenewAt(t *testing.T) {
 			t.Errorf("accessTokenRenewAt(%s) = %s, want %s", c.expiresAt, got, c.want)
 		}
 	}
-}
-
-// schemaValue is an object of schema's type with the given string attributes and
-// every other attribute null.
-func schemaValue(t *testing.T, schema *tfprotov6.Schema, values map[string]string) *tfprotov6.DynamicValue {
-	t.Helper()
-	attrs := map[string]tftypes.Value{}
-	for _, a := range schema.Block.Attributes {
-		if v, ok := values[a.Name]; ok {
-			attrs[a.Name] = tftypes.NewValue(tftypes.String, v)
-		} else {
-			attrs[a.Name] = tftypes.NewValue(a.ValueType(), nil)
-		}
-	}
-	dv, err := tfprotov6.NewDynamicValue(schema.ValueType(), tftypes.NewValue(schema.ValueType(), attrs))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &dv
-}
-
-// resultStrings returns the string attributes of an ephemeral result.
-func resultStrings(t *testing.T, schema *tfprotov6.Schema, result *tfprotov6.DynamicValue) map[string]string {
-	t.Helper()
-	if result == nil {
-		t.Fatal("no result")
-	}
-	val, err := result.Unmarshal(schema.ValueType())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var attrs map[string]tftypes.Value
-	if err := val.As(&attrs); err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	for name, v := range attrs {
-		var s *string
-		if v.Type().Is(tftypes.String) && v.As(&s) == nil && s != nil {
-			out[name] = *s
-		}
-	}
-	return out
-}
-
-func diagnosticsText(diags []*tfprotov6.Diagnostic) string {
-	var b strings.Builder
-	for _, d := range diags {
-		b.WriteString(d.Summary + ": " + d.Detail + "\n")
-	}
-	return b.String()
 }

@@ -159,9 +159,9 @@ resource "echo" "test" {}
 	})
 }
 
-// TestAccEphemeralScoreView_validation rejects bad arguments at plan time, before any
+// TestEphemeralScoreView_validation rejects bad arguments at plan time, before any
 // request, with the managed resource's rules.
-func TestAccEphemeralScoreView_validation(t *testing.T) {
+func TestEphemeralScoreView_validation(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	config := func(body string) string {
@@ -172,10 +172,7 @@ provider "echo" {
 resource "echo" "test" {}
 `
 	}
-	testRejectedBeforeRequests(t, emu, resource.TestCase{
-		TerraformVersionChecks:   ephemeralVersionChecks,
-		ProtoV6ProviderFactories: ephemeralTestFactories(t),
-	}, true, config, []rejectedConfig{
+	testRejectedBeforeRequests(t, emu, config, []rejectedConfig{
 		{`score = "not an alias"`, []string{"score", "score UUID or a score alias", `got "not an alias"`}},
 		{"score = \"s\"\n  pages = \"3-1\"", []string{"pages", `the range "3-1" starts after it ends`}},
 		{"score = \"s\"\n  pages = \"0,2\"", []string{"pages", `"0" is not a page number or range`}},

@@ -456,35 +456,6 @@ func expectNoRequests(t *testing.T, e *testEmulator) {
 	}
 }
 
-// rejectedConfig is a configuration body a validation test applies and the phrases of
-// the error it must fail with, in order (errorPattern).
-type rejectedConfig struct {
-	body string
-	err  []string
-}
-
-// testRejectedBeforeRequests runs a step per case, its configuration config(body) and
-// PlanOnly planOnly, that must fail with the case's error, in tc (the version checks;
-// testProviderFactories unless tc names factories); then it checks that no request
-// reached the platform: validation belongs to plan time.
-func testRejectedBeforeRequests(t *testing.T, emu *testEmulator, tc resource.TestCase, planOnly bool,
-	config func(body string) string, cases []rejectedConfig,
-) {
-	t.Helper()
-	if tc.ProtoV6ProviderFactories == nil {
-		tc.ProtoV6ProviderFactories = testProviderFactories(t)
-	}
-	for _, c := range cases {
-		tc.Steps = append(tc.Steps, resource.TestStep{
-			Config:      config(c.body),
-			PlanOnly:    planOnly,
-			ExpectError: errorPattern(c.err...),
-		})
-	}
-	resource.Test(t, tc)
-	expectNoRequests(t, emu)
-}
-
 // blockConfig is the configuration of one block, header (`data "mediaplatform_scores"
 // "test"`) with body as its arguments, after the provider block of the default accounts.
 func blockConfig(emu *testEmulator, header string) func(body string) string {

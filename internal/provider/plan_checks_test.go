@@ -5,15 +5,14 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
 )
 
-// TestAccPlanChecks_missingSettingAtPlan: a score planned for creation without the
+// TestPlanChecks_missingSettingAtPlan: a score planned for creation without the
 // platform password, and settings without the administrator password, fail at plan
 // time naming the setting and its variable, before any request.
-func TestAccPlanChecks_missingSettingAtPlan(t *testing.T) {
+func TestPlanChecks_missingSettingAtPlan(t *testing.T) {
 	// Not parallel: it clears environment variables.
 	t.Setenv(client.EnvPassword, "")
 	t.Setenv(client.EnvAdminPassword, "")
@@ -22,7 +21,7 @@ func TestAccPlanChecks_missingSettingAtPlan(t *testing.T) {
 	noPassword.Password = ""
 	noAdminPassword := emu.config()
 	noAdminPassword.AdminPassword = ""
-	testRejectedBeforeRequests(t, emu, resource.TestCase{}, true, func(body string) string { return body }, []rejectedConfig{
+	testRejectedBeforeRequests(t, emu, func(body string) string { return body }, []rejectedConfig{
 		{providerBlock(noPassword) + fmt.Sprintf(`
 resource "mediaplatform_score" "test" {
   score_url = %q
@@ -39,25 +38,25 @@ resource "mediaplatform_external_authentication" "test" {
 	})
 }
 
-// TestAccPlanChecks_renewBeforeLifetime: a renew_before that is not shorter than the
+// TestPlanChecks_renewBeforeLifetime: a renew_before that is not shorter than the
 // view's lifetime would replace the view on every plan: refused at plan time.
-func TestAccPlanChecks_renewBeforeLifetime(t *testing.T) {
+func TestPlanChecks_renewBeforeLifetime(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	testRejectedBeforeRequests(t, emu, resource.TestCase{}, true, blockConfig(emu, `resource "mediaplatform_score_view" "test"`), []rejectedConfig{
+	testRejectedBeforeRequests(t, emu, blockConfig(emu, `resource "mediaplatform_score_view" "test"`), []rejectedConfig{
 		{"score = \"s\"\n  renew_before = \"2h\"", []string{"renew_before", "must be shorter than the view's lifetime (2h0m0s"}},
 		{"score = \"s\"\n  expires_in = 600\n  renew_before = \"15m\"", []string{"renew_before", "lifetime (10m0s"}},
 	})
 }
 
-// TestAccPlanChecks_conflictingCredentials: basic_token beside client_id or
+// TestPlanChecks_conflictingCredentials: basic_token beside client_id or
 // client_secret is reported when the configuration is validated.
-func TestAccPlanChecks_conflictingCredentials(t *testing.T) {
+func TestPlanChecks_conflictingCredentials(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	cfg := emu.config()
 	cfg.BasicToken = "dGVycmFmb3JtOnRlcnJhZm9ybS1zZWNyZXQ="
-	testRejectedBeforeRequests(t, emu, resource.TestCase{}, true, func(string) string {
+	testRejectedBeforeRequests(t, emu, func(string) string {
 		return providerBlock(cfg) + `data "mediaplatform_health" "test" {}`
 	}, []rejectedConfig{{"", []string{"basic_token", "client_id", "cannot be configured together"}}})
 }

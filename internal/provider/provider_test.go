@@ -183,9 +183,9 @@ resource "mediaplatform_external_authentication" "test" {
 	})
 }
 
-// TestAccProvider_validation checks the provider's own arguments at plan time, before
+// TestProvider_validation checks the provider's own arguments at plan time, before
 // any request.
-func TestAccProvider_validation(t *testing.T) {
+func TestProvider_validation(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	resourceBlock := `
@@ -197,7 +197,7 @@ resource "mediaplatform_external_authentication" "test" {
 	config := func(settings string) string {
 		return "provider \"mediaplatform\" {\n  " + settings + "\n}\n" + resourceBlock
 	}
-	testRejectedBeforeRequests(t, emu, resource.TestCase{}, true, config, []rejectedConfig{
+	testRejectedBeforeRequests(t, emu, config, []rejectedConfig{
 		{`admin_url = "ftp://host/api/v1"`, []string{"admin_url", "absolute http or https URL", `scheme "ftp"`}},
 		{`platform_url = "host-without-scheme"`, []string{"platform_url", "absolute http or https URL"}},
 		{`publishing_url = "https://"`, []string{"publishing_url", "no host"}},

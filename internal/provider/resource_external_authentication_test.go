@@ -210,16 +210,16 @@ func TestAccExternalAuthentication_retain(t *testing.T) {
 	})
 }
 
-// TestAccExternalAuthentication_validation rejects bad arguments at plan time, before
+// TestExternalAuthentication_validation rejects bad arguments at plan time, before
 // any request.
-func TestAccExternalAuthentication_validation(t *testing.T) {
+func TestExternalAuthentication_validation(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	nine := make([]string, 9)
 	for i := range nine {
 		nine[i] = fmt.Sprintf(`{ address = "dc%d.example", port = 389 }`, i)
 	}
-	testRejectedBeforeRequests(t, emu, resource.TestCase{}, true, func(body string) string { return externalAuthConfig(emu, body) }, []rejectedConfig{
+	testRejectedBeforeRequests(t, emu, func(body string) string { return externalAuthConfig(emu, body) }, []rejectedConfig{
 		{`domain_name = "CORP"
   enabled = true
   servers = [{ address = "dc1.example", port = 0 }]`, []string{"port", "between 1 and 65535, got: 0"}},

@@ -293,11 +293,11 @@ resource "mediaplatform_score" "test" {
 	})
 }
 
-// TestAccScore_validation rejects bad arguments at plan time, before any request.
-func TestAccScore_validation(t *testing.T) {
+// TestScore_validation rejects bad arguments at plan time, before any request.
+func TestScore_validation(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	testRejectedBeforeRequests(t, emu, resource.TestCase{}, true, blockConfig(emu, `resource "mediaplatform_score" "test"`), []rejectedConfig{
+	testRejectedBeforeRequests(t, emu, blockConfig(emu, `resource "mediaplatform_score" "test"`), []rejectedConfig{
 		{`score_url = "ftp://cdn.example/a.sib"`, []string{"score_url", "absolute http or https URL", `scheme "ftp"`}},
 		{`score_url = "cdn.example/a.sib"`, []string{"score_url", "absolute http or https URL"}},
 		{`score_url = "https://cdn.example/a.sib"

@@ -212,11 +212,11 @@ resource "mediaplatform_score_view" "test" {
 	})
 }
 
-// TestAccScoreView_validation rejects bad arguments at plan time, before any request.
-func TestAccScoreView_validation(t *testing.T) {
+// TestScoreView_validation rejects bad arguments at plan time, before any request.
+func TestScoreView_validation(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	testRejectedBeforeRequests(t, emu, resource.TestCase{}, true, blockConfig(emu, `resource "mediaplatform_score_view" "test"`), []rejectedConfig{
+	testRejectedBeforeRequests(t, emu, blockConfig(emu, `resource "mediaplatform_score_view" "test"`), []rejectedConfig{
 		{`score = "not an alias"`, []string{"score", "score UUID or a score alias", `got "not an alias"`}},
 		{`score = "s"
   pages = "3-1"`, []string{"pages", `the range "3-1" starts after it ends`}},

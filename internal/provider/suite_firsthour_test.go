@@ -14,14 +14,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
-// TestAccFirstHour_oauthErrorsLeadWithTheirCause: invalid_client blames the
+// TestFirstHour_oauthErrorsLeadWithTheirCause: invalid_client blames the
 // application credential, invalid_grant the user's.
-func TestAccFirstHour_oauthErrorsLeadWithTheirCause(t *testing.T) {
+func TestFirstHour_oauthErrorsLeadWithTheirCause(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	cfg := emu.config()
@@ -38,36 +36,27 @@ func TestAccFirstHour_oauthErrorsLeadWithTheirCause(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: testProviderFactories(t),
-				Steps: []resource.TestStep{{
-					Config: fmt.Sprintf(`
+			expectPlanError(t, fmt.Sprintf(`
 provider "mediaplatform" {
   platform_url   = %q
   publishing_url = %q
   %s
 }
 data "mediaplatform_health" "test" {}
-`, emu.platformURL(), emu.publishingURL(), tc.credentials),
-					ExpectError: errorPattern("Error: Unable to read service health", tc.want),
-				}},
-			})
+`, emu.platformURL(), emu.publishingURL(), tc.credentials), errorPattern("Error: Unable to read service health", tc.want))
 		})
 	}
 }
 
-// TestAccFirstHour_httpsToPlainHTTP: an https:// address whose server speaks plain
+// TestFirstHour_httpsToPlainHTTP: an https:// address whose server speaks plain
 // HTTP says so.
-func TestAccFirstHour_httpsToPlainHTTP(t *testing.T) {
+func TestFirstHour_httpsToPlainHTTP(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	emu.control(t, "a local plain-HTTP listener")
 	cfg := emu.config()
 	platform := strings.Replace(cfg.PlatformURL, "http://", "https://", 1)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(t),
-		Steps: []resource.TestStep{{
-			Config: fmt.Sprintf(`
+	expectPlanError(t, fmt.Sprintf(`
 provider "mediaplatform" {
   platform_url   = %q
   publishing_url = %q
@@ -78,9 +67,7 @@ provider "mediaplatform" {
 }
 data "mediaplatform_health" "test" {}
 `, platform, emu.publishingURL(), cfg.ClientID, cfg.ClientSecret, cfg.Username, cfg.Password),
-			ExpectError: errorPattern("answered in plain HTTP, not HTTPS: write platform_url with http://"),
-		}},
-	})
+		errorPattern("answered in plain HTTP, not HTTPS: write platform_url with http://"))
 }
 
 // TestAccFirstHour_firstSentencesFromTheEnvironment: what comes from the environment is named as

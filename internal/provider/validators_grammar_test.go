@@ -86,13 +86,13 @@ func TestServerAddressSpellings(t *testing.T) {
 	}
 }
 
-// TestAccGrammar_refusedAtPlan: values the platform refuses fail at plan time, naming
+// TestGrammar_refusedAtPlan: values the platform refuses fail at plan time, naming
 // the attribute, before any request; 600 "é" pass.
-func TestAccGrammar_refusedAtPlan(t *testing.T) {
+func TestGrammar_refusedAtPlan(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
 	config := func(body string) string { return emu.providerConfig() + body }
-	testRejectedBeforeRequests(t, emu, resource.TestCase{}, true, config, []rejectedConfig{
+	testRejectedBeforeRequests(t, emu, config, []rejectedConfig{
 		{`resource "mediaplatform_score" "test" {
   score_url = "https://cdn.example/My Score.sib"
 }`, []string{"score_url", "must be percent-encoded", "urlencode()"}},
