@@ -29,7 +29,8 @@ var huntOpen = map[string]string{
 	"stringAdminBooleans": "the settings with \"true\"/\"false\" for booleans are unreadable: " +
 		"\"decoding externalAuthenticationEnabled: json: cannot unmarshal string into Go value of type bool\"",
 	"upperCaseLifecycle": "a command in lifecycle FINISHED is waited out until the read times out: " +
-		"\"was still in lifecycle \"FINISHED\" at 100% progress when the read timeout of 30s ran out\"",
+		"\"was still in lifecycle \"FINISHED\" at 100% progress when the read timeout of 30s ran out\"; " +
+		"and fail_on_error lets a command in ERROR pass without an error",
 	"publishCreated": "a publish answered 201 with Location and no body is taken as an unknown outcome " +
 		"(\"the answer holds no score\"), recovered with a warning; two scores of one score_url then both fail: " +
 		"\"Several scores of this score_url were published since this apply sent its request\"",
@@ -186,7 +187,8 @@ resource "mediaplatform_score" "twin" {
 // TestAccHunt_upperCaseLifecycle: a command's lifecycle comes in upper case
 // (RUNNING, FINISHED, ERROR), as Jackson writes a Java enum ("lifecycle: One of
 // pending, running, finished, error, suspended"). A read that waits for the command
-// ends when it has finished, and fail_on_error fails on a command in ERROR.
+// ends when it has finished, and fail_on_error fails on a command in ERROR, with
+// or without a wait.
 func TestAccHunt_upperCaseLifecycle(t *testing.T) {
 	t.Parallel()
 	skipIfHuntOpen(t, "upperCaseLifecycle")
@@ -204,21 +206,24 @@ func TestAccHunt_upperCaseLifecycle(t *testing.T) {
 		Steps: []emulator.CommandStep{{Lifecycle: "error", Progress: 30}},
 	})
 	// The read's timeout only bounds a wait that never ends; the command ends in 0.3 s.
-	config := func(id string, failOnError bool) string {
+	config := func(id string, wait bool) string {
 		return emu.providerConfig() + fmt.Sprintf(`
 data "mediaplatform_command" "test" {
   id                  = %q
-  wait_for_completion = true
-  fail_on_error       = %t
+  wait_for_completion = %t
+  fail_on_error       = true
   timeouts {
     read = "30s"
   }
 }
-`, id, failOnError)
+`, id, wait)
 	}
+	commandFailed := errorPattern("Command failed", `Command "`+failed+`" (type publishing:purge) ended in lifecycle`)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{
+			// A pipeline's gate on a failed command: it must not pass.
+			{Config: config(failed, false), ExpectError: commandFailed},
 			{
 				Config: config(finished, true),
 				ConfigStateChecks: []statecheck.StateCheck{
@@ -227,10 +232,7 @@ data "mediaplatform_command" "test" {
 					dsExpect("data.mediaplatform_command.test", "finished", knownvalue.NotNull()),
 				},
 			},
-			{
-				Config:      config(failed, true),
-				ExpectError: errorPattern("Command failed", `Command "`+failed+`" (type publishing:purge) ended in lifecycle`),
-			},
+			{Config: config(failed, true), ExpectError: commandFailed},
 		},
 	})
 }
