@@ -156,6 +156,9 @@ func (e *Emulator) handleAdminLogin(w http.ResponseWriter, r *http.Request) {
 	e.admin.mu.Unlock()
 	e.stats.login(true)
 	switch readings := e.readings(); {
+	case readings.LoginTokenHeader: // the token in the header the later calls carry it in
+		w.Header().Set("token", token)
+		w.WriteHeader(http.StatusOK)
 	case readings.BareLoginToken: // contract §V5: "Response: A session token"
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = io.WriteString(w, token)
@@ -250,6 +253,13 @@ func (e *Emulator) adminJSON(w http.ResponseWriter, doc map[string]any) {
 				case "null", "false", "0", `""`:
 					delete(doc, k)
 				}
+			}
+		}
+	}
+	if e.readings().StringAdminBooleans {
+		for k, v := range doc {
+			if b, ok := v.(bool); ok {
+				doc[k] = strconv.FormatBool(b)
 			}
 		}
 	}

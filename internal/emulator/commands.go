@@ -672,6 +672,9 @@ func (e *Emulator) commandResource(base string, c *command, v commandView) comma
 	if !v.finished.IsZero() {
 		res.Command.Finished = formatTime(v.finished)
 	}
+	if e.readings().UpperCaseLifecycle {
+		res.Command.Lifecycle = strings.ToUpper(res.Command.Lifecycle)
+	}
 	if v.results != nil {
 		res.Payload.Result = v.results
 	}

@@ -160,6 +160,26 @@ type Readings struct {
 	// renderings (GitHub's summary representations, Spring Data REST's excerpts, a
 	// search index's _source filtering); GET /scores/{id} answers the whole score.
 	SummaryListings bool `json:"summaryListings"`
+	// LoginTokenHeader (found by the hunt of issue 51): POST /login answers 200 with
+	// no body and the session token in the response header `token`, the header the
+	// later calls carry it in, as OpenStack Swift's v1 auth answers X-Auth-Token.
+	LoginTokenHeader bool `json:"loginTokenHeader"`
+	// PublishCreated (hunt of issue 51): POST /scores answers 201 Created with the new
+	// score's address in Location and no body, as JAX-RS's Response.created(uri) and
+	// Rails's `head :created, location:` do ("Response bodies of the score endpoints:
+	// not shown").
+	PublishCreated bool `json:"publishCreated"`
+	// UpperCaseLifecycle (hunt of issue 51): a command's lifecycle is written in upper
+	// case (RUNNING, FINISHED), as Jackson writes a Java enum's name.
+	UpperCaseLifecycle bool `json:"upperCaseLifecycle"`
+	// EpochTimestamps (hunt of issue 51): every timestamp is a JSON number of
+	// milliseconds since the Unix epoch, as Jackson writes a date by default
+	// (WRITE_DATES_AS_TIMESTAMPS): the specification types them "date/time" only.
+	EpochTimestamps bool `json:"epochTimestamps"`
+	// StringAdminBooleans (hunt of issue 51): the administrator API's answers give
+	// every boolean as the string "true" or "false", as it gives ports as strings
+	// (a settings store of strings: Java Properties, an INI file).
+	StringAdminBooleans bool `json:"stringAdminBooleans"`
 }
 
 // readingFields are the Readings' fields by JSON name, in declaration order.
@@ -206,7 +226,7 @@ func (r *Readings) Set(name string) error {
 // rewritesAnswers reports whether answerWriter has anything to change.
 func (r Readings) rewritesAnswers() bool {
 	return r.CTMSErrors || r.TextErrors || r.SingleLinks || r.CharsetMediaTypes || r.TimeOffsets || r.SpaceTimestamps ||
-		r.TemplatedLinks || r.ExponentIntegers
+		r.TemplatedLinks || r.ExponentIntegers || r.EpochTimestamps
 }
 
 // readings returns the readings in force.
@@ -281,7 +301,7 @@ func (a *answerWriter) flush() {
 
 // rewriteJSON shifts and reformats the timestamps and folds single HAL links.
 func (a *answerWriter) rewriteJSON(body []byte) []byte {
-	if a.offsetAt != nil || a.readings.TimeOffsets || a.readings.SpaceTimestamps {
+	if a.offsetAt != nil || a.readings.TimeOffsets || a.readings.SpaceTimestamps || a.readings.EpochTimestamps {
 		body = timestampPattern.ReplaceAllFunc(body, func(m []byte) []byte {
 			t, err := time.Parse(`"`+timeFormat+`"`, string(m))
 			if err != nil {
@@ -291,6 +311,8 @@ func (a *answerWriter) rewriteJSON(body []byte) []byte {
 				t = t.Add(a.offsetAt(t))
 			}
 			switch {
+			case a.readings.EpochTimestamps:
+				return []byte(strconv.FormatInt(t.UnixMilli(), 10))
 			case a.readings.TimeOffsets && a.readings.SpaceTimestamps:
 				return []byte(`"` + t.In(time.FixedZone("", 2*3600)).Format("2006-01-02 15:04:05-07:00") + `"`)
 			case a.readings.TimeOffsets:

@@ -374,6 +374,11 @@ func (e *Emulator) handlePublishScore(w http.ResponseWriter, r *http.Request, u 
 		s.aliases[alias] = rec.id
 	}
 	s.mu.Unlock()
+	if e.readings().PublishCreated {
+		w.Header().Set("Location", baseURL(r)+e.publishingPath+"/scores/"+rec.id)
+		w.WriteHeader(http.StatusCreated)
+		return
+	}
 	var answer any = rec.toJSON(scoreStatusPending, rec.createdAt)
 	if e.readings().MinimalPublishAnswer {
 		answer = map[string]any{"id": rec.id}

@@ -1,0 +1,319 @@
+package provider
+
+// The hunt of issue 51: five readings of what the specification leaves "not shown",
+// found from the specification and the contract alone, each tried through real
+// Terraform against the emulator with the reading on. A reading the provider did not
+// meet on first contact is listed in huntOpen; its test skips with the reason, and so
+// does its run in TestAccField_everyReading, until the client meets it.
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+)
+
+// huntOpen names the hunt's readings that failed on first contact, with why.
+var huntOpen = map[string]string{
+	"loginTokenHeader": "the administrator login with the token in the header `token` and no body fails: " +
+		"\"the login answer is empty: it holds no session token\"",
+	"stringAdminBooleans": "the settings with \"true\"/\"false\" for booleans are unreadable: " +
+		"\"decoding externalAuthenticationEnabled: json: cannot unmarshal string into Go value of type bool\"",
+	"upperCaseLifecycle": "a command in lifecycle FINISHED is waited out until the read times out: " +
+		"\"was still in lifecycle \"FINISHED\" at 100% progress when the read timeout of 30s ran out\"; " +
+		"and fail_on_error lets a command in ERROR pass without an error",
+	"publishCreated": "a publish answered 201 with Location and no body is taken as an unknown outcome " +
+		"(\"the answer holds no score\"), recovered with a warning; two scores of one score_url then both fail: " +
+		"\"Several scores of this score_url were published since this apply sent its request\"",
+	"epochTimestamps": "timestamps as epoch milliseconds are read as absent: created_at, updated_at, the view's " +
+		"created_at and expires_at and the command's created and finished are null in the state, and every plan " +
+		"replaces the view (\"expires_at = (known after apply) # forces replacement\")",
+}
+
+// huntFieldUnaffected names the open readings whose failure the configuration of
+// TestAccField_everyReading does not meet (it reads no command), so that it runs there.
+var huntFieldUnaffected = map[string]bool{
+	"upperCaseLifecycle": true,
+	// Its scores differ in score_url: the recovery finds each (with a warning).
+	"publishCreated": true,
+}
+
+// skipIfHuntOpen skips a test of a reading the provider does not meet yet.
+func skipIfHuntOpen(t *testing.T, reading string) {
+	t.Helper()
+	if why, open := huntOpen[reading]; open {
+		t.Skip("hunt: fails on first contact: " + why + "; see issue 51")
+	}
+}
+
+// newHuntEmulator is an emulator of its own with one reading on.
+func newHuntEmulator(t *testing.T, reading string) *testEmulator {
+	t.Helper()
+	var r emulator.Readings
+	if err := r.Set(reading); err != nil {
+		t.Fatal(err)
+	}
+	return newTestEmulatorWith(t, "the reading "+reading, emulator.Options{
+		RenderDelay: testRenderDelay,
+		Faults:      emulator.Faults{Readings: r},
+	})
+}
+
+// huntSettingsConfig is the external authentication settings with a server on and
+// one off.
+func huntSettingsConfig(emu *testEmulator, enabled bool) string {
+	return emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_external_authentication" "test" {
+  domain_name = "CORP"
+  enabled     = %t
+  servers     = [{ address = "dc1.corp.example", port = 636 }, { address = "dc2.corp.example", port = 389, enabled = false }]
+}
+`, enabled)
+}
+
+// huntSettingsChecks are the state of huntSettingsConfig.
+func huntSettingsChecks(enabled bool) []statecheck.StateCheck {
+	const address = "mediaplatform_external_authentication.test"
+	return []statecheck.StateCheck{
+		statecheck.ExpectKnownValue(address, tfjsonpath.New("domain_name"), knownvalue.StringExact("CORP")),
+		statecheck.ExpectKnownValue(address, tfjsonpath.New("enabled"), knownvalue.Bool(enabled)),
+		statecheck.ExpectKnownValue(address, tfjsonpath.New("servers"), knownvalue.ListExact([]knownvalue.Check{
+			knownvalue.ObjectPartial(map[string]knownvalue.Check{
+				"address": knownvalue.StringExact("dc1.corp.example"), "port": knownvalue.Int64Exact(636), "enabled": knownvalue.Bool(true),
+			}),
+			knownvalue.ObjectPartial(map[string]knownvalue.Check{
+				"address": knownvalue.StringExact("dc2.corp.example"), "port": knownvalue.Int64Exact(389), "enabled": knownvalue.Bool(false),
+			}),
+		})),
+	}
+}
+
+// huntSettingsSteps applies the settings, switches external authentication off,
+// and checks that each apply leaves an empty plan.
+func huntSettingsSteps(emu *testEmulator) []resource.TestStep {
+	empty := resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}
+	return []resource.TestStep{
+		{Config: huntSettingsConfig(emu, true), ConfigStateChecks: huntSettingsChecks(true), ConfigPlanChecks: empty},
+		{Config: huntSettingsConfig(emu, false), ConfigStateChecks: huntSettingsChecks(false), ConfigPlanChecks: empty},
+	}
+}
+
+// TestAccHunt_loginTokenHeader: the administrator login answers 200 with no body and
+// the session token in the response header `token` ("A session token"; "Fields of
+// the login response: not shown"). The settings apply, update and destroy as ever.
+func TestAccHunt_loginTokenHeader(t *testing.T) {
+	t.Parallel()
+	skipIfHuntOpen(t, "loginTokenHeader")
+	emu := newHuntEmulator(t, "loginTokenHeader")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps:                    huntSettingsSteps(emu),
+	})
+}
+
+// TestAccHunt_stringAdminBooleans: the settings answers give every boolean as the
+// string "true" or "false" ("Fields returned by GET … not shown"; "Response bodies
+// of the administrator endpoints: not shown"). The state holds the booleans the
+// platform means, and the next plan is empty.
+func TestAccHunt_stringAdminBooleans(t *testing.T) {
+	t.Parallel()
+	skipIfHuntOpen(t, "stringAdminBooleans")
+	emu := newHuntEmulator(t, "stringAdminBooleans")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps:                    huntSettingsSteps(emu),
+	})
+}
+
+// TestAccHunt_publishCreated: a publish answers 201 Created with the new score's
+// address in Location and no body ("Response bodies of the score endpoints: not
+// shown"). The apply publishes each score once, two of them from one score_url
+// (which the contract's platform applies), the state holds the scores as the
+// platform has them, the next plan is empty and the destroy removes them.
+func TestAccHunt_publishCreated(t *testing.T) {
+	t.Parallel()
+	skipIfHuntOpen(t, "publishCreated")
+	emu := newHuntEmulator(t, "publishCreated")
+	ctl := emu.control(t, "score counts")
+	ids := scoreIDs{}
+	alias := "created-" + accName()
+	config := emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score" "aliased" {
+  score_url = %[1]q
+  score_id  = %[2]q
+}
+resource "mediaplatform_score" "plain" {
+  score_url = %[3]q
+}
+resource "mediaplatform_score" "twin" {
+  score_url = %[3]q
+}
+`, accScoreURL(alias), alias, accScoreURL(alias+"-plain"))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		CheckDestroy:             checkScoresGone(t, emu, ids),
+		Steps: []resource.TestStep{{
+			Config: config,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("mediaplatform_score.aliased", tfjsonpath.New("id"), knownvalue.StringRegexp(uuidPattern)),
+				statecheck.ExpectKnownValue("mediaplatform_score.aliased", tfjsonpath.New("score_id"), knownvalue.StringExact(alias)),
+				statecheck.ExpectKnownValue("mediaplatform_score.aliased", tfjsonpath.New("status"), knownvalue.StringExact("idle")),
+				statecheck.ExpectKnownValue("mediaplatform_score.plain", tfjsonpath.New("id"), knownvalue.StringRegexp(uuidPattern)),
+				statecheck.ExpectKnownValue("mediaplatform_score.plain", tfjsonpath.New("status"), knownvalue.StringExact("idle")),
+			},
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			Check: resource.ComposeTestCheckFunc(ids.record("mediaplatform_score.aliased", "mediaplatform_score.plain", "mediaplatform_score.twin"),
+				func(*terraform.State) error {
+					if n := ctl.Stats().Scores; n != 3 {
+						return fmt.Errorf("the platform holds %d scores after the apply, want 3", n)
+					}
+					return nil
+				}),
+		}},
+	})
+}
+
+// TestAccHunt_upperCaseLifecycle: a command's lifecycle comes in upper case
+// (RUNNING, FINISHED, ERROR), as Jackson writes a Java enum ("lifecycle: One of
+// pending, running, finished, error, suspended"). A read that waits for the command
+// ends when it has finished, and fail_on_error fails on a command in ERROR, with
+// or without a wait.
+func TestAccHunt_upperCaseLifecycle(t *testing.T) {
+	t.Parallel()
+	skipIfHuntOpen(t, "upperCaseLifecycle")
+	emu := newHuntEmulator(t, "upperCaseLifecycle")
+	ctl := emu.control(t, "scripted commands")
+	finished := dsCreateCommand(t, ctl, emulator.CommandScript{
+		Type: "publishing:purge",
+		Steps: []emulator.CommandStep{
+			{Lifecycle: "running", Progress: 40, Duration: 300 * time.Millisecond},
+			{Lifecycle: "finished", Progress: 100},
+		},
+	})
+	failed := dsCreateCommand(t, ctl, emulator.CommandScript{
+		Type:  "publishing:purge",
+		Steps: []emulator.CommandStep{{Lifecycle: "error", Progress: 30}},
+	})
+	// The read's timeout only bounds a wait that never ends; the command ends in 0.3 s.
+	config := func(id string, wait bool) string {
+		return emu.providerConfig() + fmt.Sprintf(`
+data "mediaplatform_command" "test" {
+  id                  = %q
+  wait_for_completion = %t
+  fail_on_error       = true
+  timeouts {
+    read = "30s"
+  }
+}
+`, id, wait)
+	}
+	commandFailed := errorPattern("Command failed", `Command "`+failed+`" (type publishing:purge) ended in lifecycle`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{
+			// A pipeline's gate on a failed command: it must not pass.
+			{Config: config(failed, false), ExpectError: commandFailed},
+			{
+				Config: config(finished, true),
+				ConfigStateChecks: []statecheck.StateCheck{
+					dsExpect("data.mediaplatform_command.test", "lifecycle_state", knownvalue.StringRegexp(regexp.MustCompile(`^(?i:finished)$`))),
+					dsExpect("data.mediaplatform_command.test", "progress", knownvalue.Int64Exact(100)),
+					dsExpect("data.mediaplatform_command.test", "finished", knownvalue.NotNull()),
+				},
+			},
+			{Config: config(failed, true), ExpectError: commandFailed},
+		},
+	})
+}
+
+// huntRFC3339 checks an attribute that holds an RFC 3339 time within a day of now.
+func huntRFC3339() knownvalue.Check {
+	return knownvalue.StringFunc(func(v string) error {
+		at, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			return fmt.Errorf("%q is not an RFC 3339 time: %w", v, err)
+		}
+		if d := time.Since(at); d > 24*time.Hour || d < -24*time.Hour {
+			return fmt.Errorf("%q is %v from now", v, d.Round(time.Second))
+		}
+		return nil
+	})
+}
+
+// TestAccHunt_epochTimestamps: every timestamp is a number of milliseconds since the
+// epoch, as Jackson writes dates by default ("created: date/time"; "Response bodies
+// of the score endpoints: not shown"; "Fields of the returned view: not shown"). The
+// state holds each time in RFC 3339 as the platform meant it, the view's expiry
+// is its lifetime after its creation, and the next plan is empty.
+func TestAccHunt_epochTimestamps(t *testing.T) {
+	t.Parallel()
+	skipIfHuntOpen(t, "epochTimestamps")
+	emu := newHuntEmulator(t, "epochTimestamps")
+	ctl := emu.control(t, "scripted commands")
+	cmd := dsCreateCommand(t, ctl, emulator.CommandScript{
+		Type: "publishing:purge", Steps: []emulator.CommandStep{{Lifecycle: "finished", Progress: 100}},
+	})
+	ids := scoreIDs{}
+	alias := "epoch-" + accName()
+	config := emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  score_url = %q
+  score_id  = %q
+}
+resource "mediaplatform_score_view" "test" {
+  score      = mediaplatform_score.test.id
+  expires_in = 3600
+}
+data "mediaplatform_command" "test" {
+  id = %q
+}
+`, accScoreURL(alias), alias, cmd)
+	viewLifetime := func(s *terraform.State) error {
+		attrs := s.RootModule().Resources["mediaplatform_score_view.test"].Primary.Attributes
+		created, err1 := time.Parse(time.RFC3339, attrs["created_at"])
+		expires, err2 := time.Parse(time.RFC3339, attrs["expires_at"])
+		if err1 != nil || err2 != nil {
+			return fmt.Errorf("view created_at %q, expires_at %q", attrs["created_at"], attrs["expires_at"])
+		}
+		if d := expires.Sub(created); d != time.Hour {
+			return fmt.Errorf("the view expires %v after its creation, want 1h", d)
+		}
+		return nil
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		CheckDestroy:             checkScoresGone(t, emu, ids),
+		Steps: []resource.TestStep{{
+			Config: config,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("mediaplatform_score.test", tfjsonpath.New("created_at"), huntRFC3339()),
+				statecheck.ExpectKnownValue("mediaplatform_score.test", tfjsonpath.New("updated_at"), huntRFC3339()),
+				statecheck.ExpectKnownValue("mediaplatform_score_view.test", tfjsonpath.New("created_at"), huntRFC3339()),
+				statecheck.ExpectKnownValue("mediaplatform_score_view.test", tfjsonpath.New("expires_at"), huntRFC3339()),
+				dsExpect("data.mediaplatform_command.test", "created", huntRFC3339()),
+				dsExpect("data.mediaplatform_command.test", "finished", huntRFC3339()),
+			},
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			Check: resource.ComposeTestCheckFunc(ids.record("mediaplatform_score.test"), viewLifetime),
+		}, {
+			// Another run an hour before the view's renewal: nothing to do.
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+		}},
+	})
+}
