@@ -29,8 +29,13 @@ func docBlocks(t *testing.T, page string) []docBlock {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return docBlocksOf(string(raw))
+}
+
+// docBlocksOf returns the fenced code blocks of markdown text, in order.
+func docBlocksOf(text string) []docBlock {
 	var blocks []docBlock
-	for _, m := range regexp.MustCompile("(?ms)^([ \t]*)```(\\w+)\n(.*?)\n[ \t]*```$").FindAllStringSubmatch(string(raw), -1) {
+	for _, m := range regexp.MustCompile("(?ms)^([ \t]*)```(\\w+)\n(.*?)\n[ \t]*```$").FindAllStringSubmatch(text, -1) {
 		lines := strings.Split(m[3], "\n")
 		for i, line := range lines {
 			lines[i] = strings.TrimPrefix(line, m[1])
