@@ -7,7 +7,7 @@
 #   1. the mock-provider tests, with no platform and no credentials;
 #   2. the emulator started on a free port with the testing guide's seed and
 #      -env-file, the env file sourced, and the tests that run against it;
-#   3. the guide's GitHub Actions job checked by actionlint;
+#   3. the GitHub Actions jobs of the testing and CI guides checked by actionlint;
 #   4. the drift-detection example applied, its drift check passing, the settings
 #      changed outside Terraform with the guide's script, and the drift check then
 #      failing (exit 2) with the change in its plan.
@@ -68,8 +68,9 @@ set +a
 note "terraform test: against the emulator"
 terraform -chdir="$module" test -no-color -filter=tests/catalogue.tftest.hcl
 
-note "the testing guide's GitHub Actions job (actionlint)"
-(cd "$repo_root" && go tool -modfile=tools/go.mod actionlint examples/guides/testing/github-actions.yml)
+note "the GitHub Actions jobs of the guides (actionlint)"
+(cd "$repo_root" && go tool -modfile=tools/go.mod actionlint examples/guides/testing/github-actions.yml \
+	examples/guides/running-in-ci/github-actions.yml)
 
 note "drift detection: apply, check, change outside Terraform, check again"
 drift="$work/drift-detection"

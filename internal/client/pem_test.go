@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -233,5 +234,24 @@ func TestPEMProblem_theFixesWork(t *testing.T) {
 	// openssl writes "Bag Attributes" lines before each block: still PEM.
 	if _, err := ReadClientCertificate(read("bundle-cert.pem"), read("bundle-key.pem")); err != nil {
 		t.Errorf("the certificate and key taken out of the bundle as the errors say: %v", err)
+	}
+
+	// DER files, as some tools write them: the errors' commands, run as they give them.
+	run("x509", "-in", "cert.pem", "-outform", "DER", "-out", "cert.der")
+	run("pkey", "-in", "plain-key.pem", "-outform", "DER", "-out", "key.der")
+	command := regexp.MustCompile("`openssl ([^`]*)`")
+	for _, c := range []struct {
+		file string
+		kind PEMKind
+	}{{"cert.der", PEMCertificates}, {"key.der", PEMPrivateKey}} {
+		got := PEMProblem(read(c.file), c.kind)
+		m := command.FindStringSubmatch(got)
+		if m == nil {
+			t.Fatalf("%s: the error gives no openssl command: %q", c.file, got)
+		}
+		run(strings.Fields(m[1])...)
+	}
+	if _, err := ReadClientCertificate(read("cert.pem"), read("key.pem")); err != nil {
+		t.Errorf("the certificate and key converted from DER as the errors say: %v", err)
 	}
 }

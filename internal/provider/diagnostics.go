@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -33,11 +34,48 @@ func logResource(ctx context.Context, id string) context.Context {
 // detail says which object and operation failed; the platform's own words follow
 // as "Cause:". An error of no known cause leads with detail.
 func addClientError(diags *diag.Diagnostics, summary, detail string, err error) {
+	if settings, refusal := refusalOf(err); refusal != nil {
+		if _, reported := reportedRefusals.LoadOrStore(refusal, struct{}{}); reported {
+			diags.AddError(summary, fmt.Sprintf("The platform refused the same credentials (%s) as for another object "+
+				"of this run: that object's error says what to check.", settings))
+			return
+		}
+	}
 	if lead := causeLead(err); lead != "" {
 		diags.AddError(summary, lead+"\n\n"+detail+"\n\nCause: "+err.Error())
 		return
 	}
 	diags.AddError(summary, detail+"\n\nCause: "+err.Error())
+}
+
+// reportedRefusals holds each refusal of the configured credentials that a diagnostic
+// has led with. The client holds such a refusal for good and fails every later call
+// with the very same error (one login, one grant: see the client's cache), so the
+// error's identity is the refusal's: the first diagnostic to report it, decided here
+// once and race-free, carries the lead, and every other object it failed gets one line
+// pointing to it, instead of the same lead once per object. A provider process holds a
+// few such refusals at most (one per credential).
+var reportedRefusals sync.Map
+
+// refusalOf returns the settings a refused credential comes from and the refusal of
+// that configured credential in err (nil for none).
+func refusalOf(err error) (settings string, refusal error) {
+	var adminRefused *client.AdminLoginRefusedError
+	var apiErr *client.APIError
+	var oauthErr *client.OAuthError
+	switch {
+	case errors.As(err, &adminRefused):
+		return "admin_username and admin_password", adminRefused
+	case client.IsAdminLoginRefused(err) && errors.As(err, &apiErr):
+		return "admin_username and admin_password", apiErr
+	case errors.As(err, &oauthErr) && oauthErr.ErrorCode == "invalid_client":
+		return "client_id and client_secret, or basic_token", oauthErr
+	case errors.As(err, &oauthErr) && oauthErr.ErrorCode == "invalid_grant":
+		return "username and password", oauthErr
+	case errors.As(err, &oauthErr):
+		return "username and password, or the application credential", oauthErr
+	}
+	return "", nil
 }
 
 // causeLead classifies a client error once, by cause, and returns the sentence a

@@ -5,6 +5,7 @@ package provider
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -109,5 +110,76 @@ data "mediaplatform_external_authentication" "many" {
 				}},
 			})
 		})
+	}
+}
+
+// TestAccProviderLoginRefused_leadPrintedOnce: an apply of 5 scores with a wrong
+// password, through the terraform CLI, prints the refusal's lead once, with one
+// score's error; the other 4 scores' errors are one line pointing to it. Before, each
+// of the 5 printed the same lead (79 lines of errors; 51 after).
+func TestAccProviderLoginRefused_leadPrintedOnce(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
+	emu := newTestEmulator(t)
+	const scores = 5
+	w := newWorkspace(t, emu, "")
+	w.writeProvider(providerConfigWith(emu, emulatortest.AdminPassword, "wrong-password"), fmt.Sprintf(`
+resource "mediaplatform_score" "many" {
+  count     = %d
+  score_url = "https://cdn.example/scores/%s-${count.index}.sib"
+}
+`, scores, accName()))
+	expectLeadOnce(t, w, "apply", scores, "Unable to publish score",
+		"The platform refused the user's credentials (OAuth error invalid_grant)", "username and password")
+}
+
+// TestAccProviderLoginRefused_adminLeadPrintedOnce: a plan reading the external
+// authentication settings 5 times with a wrong admin_password prints the refusal's
+// lead once; the other 4 reads' errors point to it.
+func TestAccProviderLoginRefused_adminLeadPrintedOnce(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
+	emu := newTestEmulator(t)
+	const reads = 5
+	w := newWorkspace(t, emu, "")
+	w.writeProvider(providerConfigWith(emu, "wrong-password", emulatortest.Password), fmt.Sprintf(`
+data "mediaplatform_external_authentication" "many" {
+  count = %d
+}
+`, reads))
+	expectLeadOnce(t, w, "plan", reads, "",
+		"The administrator API login (admin_username/admin_password at admin_url) was refused", "admin_username and admin_password")
+}
+
+// expectLeadOnce runs terraform command in w, which must fail for objects objects with
+// the same refused credential: lead once, and one line naming settings for each other
+// object. summary, when set, is every error's summary.
+func expectLeadOnce(t *testing.T, w *workspace, command string, objects int, summary, lead, settings string) {
+	t.Helper()
+	args := []string{command}
+	if command == "apply" {
+		args = append(args, "-auto-approve")
+	}
+	out, err := w.command(args...).CombinedOutput()
+	if err == nil {
+		t.Fatalf("terraform %s with a wrong password succeeded:\n%s", command, out)
+	}
+	text := string(out)
+	errorsAt := strings.Index(text, "Error: ")
+	if errorsAt < 0 {
+		t.Fatalf("the failed %s printed no error:\n%s", command, text)
+	}
+	lines := strings.Count(strings.TrimSpace(text[errorsAt:]), "\n") + 1
+	t.Logf("terraform %s of %d objects with a wrong password printed %d lines of errors", command, objects, lines)
+	if n := strings.Count(text, "Error: "+summary); n != objects {
+		t.Errorf("%d errors %q for %d objects, want one each:\n%s", n, summary, objects, text)
+	}
+	if n := len(errorPattern(lead).FindAllString(text, -1)); n != 1 {
+		t.Errorf("the lead is printed %d times, want once:\n%s", n, text)
+	}
+	pointer := errorPattern("The platform refused the same credentials (" + settings + ") as for another object " +
+		"of this run: that object's error says what to check.")
+	if n := len(pointer.FindAllString(text, -1)); n != objects-1 {
+		t.Errorf("%d errors point to the lead, want %d:\n%s", n, objects-1, text)
 	}
 }

@@ -20,31 +20,40 @@ import (
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
-// ciGuideSection is the section "Stopping a run in CI" of the guide "Corporate
-// networks" as the generated page prints it: read from docs/, so that what the tests
-// run is what users copy.
-func ciGuideSection(t *testing.T) string {
+// ciGuidePage is the guide "Running in CI" as the generated page prints it: read
+// from docs/, so that what the tests run is what users copy.
+func ciGuidePage(t *testing.T) string {
 	t.Helper()
-	page, err := os.ReadFile(filepath.Join("..", "..", "docs", "guides", "corporate-networks.md"))
+	page, err := os.ReadFile(filepath.Join("..", "..", "docs", "guides", "running-in-ci.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(page), "\n## Stopping a run in CI\n")
+	return string(page)
+}
+
+// ciGuideSection is the section "Stopping a run in CI" of the guide "Running in CI".
+func ciGuideSection(t *testing.T) string {
+	t.Helper()
+	_, section, ok := strings.Cut(ciGuidePage(t), "\n## Stopping a run in CI\n")
 	if !ok {
-		t.Fatal(`the guide has no section "Stopping a run in CI"`)
+		t.Fatal(`the guide "Running in CI" has no section "Stopping a run in CI"`)
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
 	return section
 }
 
-// ciRecipe is the guide's CI recipe: the script (ci-apply.sh) that the section
-// "Stopping a run in CI" prints.
+// ciRecipe is the guide's CI recipe: the script (ci-apply.sh) that the guide "Running
+// in CI" prints in its section "The plain job".
 func ciRecipe(t *testing.T) string {
 	t.Helper()
-	section := ciGuideSection(t)
-	m := regexp.MustCompile("(?s)\n```shell\n(#!/usr/bin/env bash\n.*?)\n```\n").FindStringSubmatch(section)
+	_, job, ok := strings.Cut(ciGuidePage(t), "\n## The plain job\n")
+	if !ok {
+		t.Fatal(`the guide "Running in CI" has no section "The plain job"`)
+	}
+	job, _, _ = strings.Cut(job, "\n## ")
+	m := regexp.MustCompile("(?s)\n```shell\n(#!/usr/bin/env bash\n.*?)\n```\n").FindStringSubmatch(job)
 	if m == nil || !strings.Contains(m[1], "terraform") {
-		t.Fatalf("the section \"Stopping a run in CI\" prints no script that runs terraform:\n%s", section)
+		t.Fatalf("the section \"The plain job\" prints no script that runs terraform:\n%s", job)
 	}
 	return m[1] + "\n"
 }

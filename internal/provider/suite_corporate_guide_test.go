@@ -33,6 +33,10 @@ const proxyUser, proxyPassword = "ci+runner", "p@ss:w0rd/1"
 // guideDir is the guide's example directory.
 var guideDir = filepath.Join("..", "..", "examples", "guides", "corporate-networks")
 
+// ciGuideDir is the example directory of the guide "Running in CI", which holds the
+// CI recipe (ci-apply.sh) that the corporate guide's CI job runs.
+var ciGuideDir = filepath.Join("..", "..", "examples", "guides", "running-in-ci")
+
 // connectProxy is a forward proxy for HTTPS as a corporate one is: it answers CONNECT
 // only, 407 with a Basic challenge unless the request carries the login user and
 // password, and tunnels every host it is asked for to target (so that host names only
@@ -188,8 +192,8 @@ func TestAccCorporateGuide_ciRecipeFromTheEnvironment(t *testing.T) {
   }
 }
 `)
-	for _, name := range []string{"ci-env.sh", "ci-apply.sh"} {
-		script, err := os.ReadFile(filepath.Join(guideDir, name))
+	for name, dir := range map[string]string{"ci-env.sh": guideDir, "ci-apply.sh": ciGuideDir} {
+		script, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -268,7 +272,7 @@ func TestAccCorporateGuide_stoppedByItsTimeLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	script, err := os.ReadFile(filepath.Join(guide, "ci-apply.sh"))
+	script, err := os.ReadFile(filepath.Join(ciGuideDir, "ci-apply.sh"))
 	if err != nil {
 		t.Fatal(err)
 	}

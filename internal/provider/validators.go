@@ -137,8 +137,9 @@ func checkScoreURL(s string) string {
 			continue
 		}
 		if !isURICharacter(r) {
-			return fmt.Sprintf("%q at position %d must be percent-encoded (for a file name, Terraform's urlencode() "+
-				"does it: \"https://host/${urlencode(\"My Score.sib\")}\")", r, position)
+			return fmt.Sprintf("%q at position %d must be percent-encoded: a space is %%20, and for a file name "+
+				"\"https://host/${replace(urlencode(\"My Score.sib\"), \"+\", \"%%20\")}\" does it (urlencode() "+
+				"alone writes a space as \"+\", which a URL's path reads as a plus sign)", r, position)
 		}
 	}
 	return ""

@@ -6,10 +6,13 @@ package provider
 
 import (
 	"fmt"
+	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/contracttest"
 )
@@ -95,7 +98,7 @@ func TestGrammar_refusedAtPlan(t *testing.T) {
 	testRejectedBeforeRequests(t, emu, config, []rejectedConfig{
 		{`resource "mediaplatform_score" "test" {
   score_url = "https://cdn.example/My Score.sib"
-}`, []string{"score_url", "must be percent-encoded", "urlencode()"}},
+}`, []string{"score_url", "must be percent-encoded: a space is %20", `replace(urlencode("My Score.sib"), "+", "%20")`}},
 		{`resource "mediaplatform_score" "test" {
   score_url = "https://cdn.example/partitur-é.sib"
 }`, []string{"score_url", `'é' at position 30 must be percent-encoded`}},
@@ -140,6 +143,46 @@ resource "mediaplatform_score_view" "test" {
 }
 `, accScoreURL("licensed"), license),
 			Check: resource.TestCheckResourceAttr("mediaplatform_score_view.test", "license_string", license),
+		}},
+	})
+}
+
+// TestAccGrammar_scoreURLHintPublishesASpace does what score_url's hint for a space
+// says: the expression the message gives, evaluated by Terraform on "My Score.sib",
+// passes the validator and publishes an address whose path decodes to a space (the
+// hint once said urlencode(), which writes "+", a plus sign in a URL's path).
+func TestAccGrammar_scoreURLHintPublishesASpace(t *testing.T) {
+	t.Parallel()
+	reason := checkScoreURL("https://cdn.example/My Score.sib")
+	hint := regexp.MustCompile(`"https://host/(\$\{.*\})"`).FindStringSubmatch(reason)
+	if hint == nil {
+		t.Fatalf("the hint gives no expression for a file name: %q", reason)
+	}
+	emu := newTestEmulator(t)
+	alias := accName()
+	published := func(*terraform.State) error {
+		s, err := emu.client(t).GetScore(t.Context(), alias)
+		if err != nil {
+			return err
+		}
+		u, err := url.Parse(s.ScoreURL)
+		if err != nil {
+			return err
+		}
+		if u.Path != "/scores/My Score.sib" {
+			return fmt.Errorf("the platform holds %q, whose path is %q, not /scores/My Score.sib", s.ScoreURL, u.Path)
+		}
+		return nil
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{{
+			Config: emu.providerConfig() + fmt.Sprintf(`resource "mediaplatform_score" "test" {
+  score_id  = %q
+  score_url = "https://cdn.example/scores/%s"
+}
+`, alias, hint[1]),
+			Check: published,
 		}},
 	})
 }

@@ -25,5 +25,6 @@ export HTTPS_PROXY
 # the check is not needed in CI.
 export CHECKPOINT_DISABLE=1
 
-# exec: the runner's stop reaches ci-apply.sh (see "Stopping a run in CI").
+# exec: the runner's stop reaches ci-apply.sh, copied beside this script from
+# examples/guides/running-in-ci/ (see the guide "Running in CI").
 exec bash "$(dirname "$0")/ci-apply.sh"
