@@ -180,7 +180,7 @@ func New(cfg Config) (*Client, error) {
 		// caller's own has its own bound.
 		connsPerHost: connsPerHost,
 	}
-	c.gate.clock = c.local
+	c.gate.clock, c.renders.clk, c.refresh.clk = c.local, c.local, c.local
 	if t, ok := transport.(*http.Transport); ok {
 		c.proxy = t.Proxy
 	}

@@ -42,6 +42,37 @@ func newFakeClock(start time.Time) *fakeClock {
 	return &fakeClock{now: start, changed: make(chan struct{})}
 }
 
+// After sends the fake time on the channel once it has advanced by d.
+func (f *fakeClock) After(d time.Duration) <-chan time.Time {
+	ch := make(chan time.Time, 1)
+	go func() {
+		_ = f.Sleep(context.Background(), d)
+		ch <- f.Now()
+	}()
+	return ch
+}
+
+// funcClock is a clock of a test's own functions: now tells the time, after gives
+// the channel of a wait (nil: a wait that ends only with its other events), and a
+// Sleep waits on after.
+type funcClock struct {
+	now   func() time.Time
+	after func(time.Duration) <-chan time.Time
+}
+
+func (k funcClock) Now() time.Time { return k.now() }
+
+func (k funcClock) After(d time.Duration) <-chan time.Time { return k.after(d) }
+
+func (k funcClock) Sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-k.after(d):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // Now is the fake time.
 func (f *fakeClock) Now() time.Time {
 	f.mu.Lock()

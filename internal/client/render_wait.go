@@ -93,9 +93,8 @@ type renderWait struct {
 	newestFirst, totalKnown bool
 	total                   int
 
-	// now and after are the clock (tests); nil is the time package's.
-	now   func() time.Time
-	after func(time.Duration) <-chan time.Time
+	// clk is the client's one clock (localclock.go), set by New.
+	clk localClock
 }
 
 // renderWaiter is one wait.
@@ -111,19 +110,9 @@ type renderWaiter struct {
 	done    chan struct{} // closed when result or err is set
 }
 
-func (r *renderWait) clock() time.Time {
-	if r.now != nil {
-		return r.now()
-	}
-	return time.Now()
-}
+func (r *renderWait) clock() time.Time { return orRealClock(r.clk).Now() }
 
-func (r *renderWait) timer(d time.Duration) <-chan time.Time {
-	if r.after != nil {
-		return r.after(d)
-	}
-	return time.After(d)
-}
+func (r *renderWait) timer(d time.Duration) <-chan time.Time { return orRealClock(r.clk).After(d) }
 
 // poke wakes the reader: a wait arrived or a publish ended, so the round may start
 // at another time.

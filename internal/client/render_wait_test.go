@@ -104,7 +104,7 @@ func newRenderPlatform(t *testing.T) *renderPlatform {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Close(context.Background()) })
-	c.renders.now, c.renders.after = p.clk.now, p.clk.after
+	c.renders.clk = funcClock{now: p.clk.now, after: p.clk.after}
 	p.c = c
 	return p
 }

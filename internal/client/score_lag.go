@@ -73,8 +73,10 @@ func (c *Client) ReadScore(ctx context.Context, idOrAlias string) (*Score, error
 // RefreshRecordedScore says, and returns what the last read found.
 func (c *Client) readAgainWhileYoung(ctx context.Context, idOrAlias string, createdAt time.Time, err error) (*Score, error) {
 	id := idOrAlias
-	start := time.Now()
-	platformNow, known := c.PlatformTime(start)
+	// The platform's time is read against this exchange's real time; the window is
+	// waited out on the client's one clock.
+	platformNow, known := c.PlatformTime(time.Now())
+	start := c.local.Now()
 	age := platformNow.Sub(createdAt)
 	ageText := age.Round(time.Millisecond).String() + " after its creation"
 	if createdAt.IsZero() {
@@ -100,7 +102,7 @@ func (c *Client) readAgainWhileYoung(ctx context.Context, idOrAlias string, crea
 	})
 	pause := 250 * time.Millisecond
 	for reads := 2; ; reads++ {
-		if werr := sleepCtx(ctx, min(pause, time.Until(deadline))); werr != nil {
+		if werr := c.local.Sleep(ctx, min(pause, deadline.Sub(c.local.Now()))); werr != nil {
 			return nil, fmt.Errorf("score %s answered 404 %s, which may be a read lagging the "+
 				"write, and reading it again stopped: %w", id, ageText, werr)
 		}
@@ -109,13 +111,13 @@ func (c *Client) readAgainWhileYoung(ctx context.Context, idOrAlias string, crea
 		case err == nil:
 			tflog.Warn(c.logContext(ctx), "the score that answered 404 moments after its creation is there: the "+
 				"platform's reads lagged its writes", map[string]any{"score": id, "reads": reads,
-				"after": time.Since(start).Round(time.Millisecond).String()})
+				"after": c.local.Now().Sub(start).Round(time.Millisecond).String()})
 			c.warnFallback(ctx, lagFallback, "the platform's reads lag its writes: from now on, a publish whose answer "+
 				"was lost looks for its score until it is ReadLagWindow old before publishing again", nil)
 			return s, nil
 		case !IsNotFound(err):
 			return nil, err
-		case !time.Now().Before(deadline):
+		case !c.local.Now().Before(deadline):
 			logDebug(c.logContext(ctx), "the score still answers 404 past the window of lagging reads: it is gone",
 				map[string]any{"score": id, "reads": reads})
 			return nil, err

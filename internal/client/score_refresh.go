@@ -87,9 +87,8 @@ type scoreRefresh struct {
 	// getCost and pageCost are moving averages of what one GET of a score and one
 	// list page took (zero before the first).
 	getCost, pageCost time.Duration
-	// now and after are the clock (tests); nil is the time package's.
-	now   func() time.Time
-	after func(time.Duration) <-chan time.Time
+	// clk is the client's one clock (localclock.go), set by New.
+	clk localClock
 	// created holds the creation times (the platform's clock) of the scores this
 	// process published or refreshed from a state, by UUID and by alias: a 404 for one
 	// of them is doubted while it is young (readAgainWhileYoung).
@@ -125,19 +124,9 @@ func (r *scoreRefresh) createdAt(key string) time.Time {
 	return r.created[key]
 }
 
-func (r *scoreRefresh) clock() time.Time {
-	if r.now != nil {
-		return r.now()
-	}
-	return time.Now()
-}
+func (r *scoreRefresh) clock() time.Time { return orRealClock(r.clk).Now() }
 
-func (r *scoreRefresh) timer(d time.Duration) <-chan time.Time {
-	if r.after != nil {
-		return r.after(d)
-	}
-	return time.After(d)
-}
+func (r *scoreRefresh) timer(d time.Duration) <-chan time.Time { return orRealClock(r.clk).After(d) }
 
 // observe adds one measured duration to a moving average (weight 1/4).
 func observe(avg *time.Duration, d time.Duration) {

@@ -207,7 +207,7 @@ func TestRefreshScoreListingLifetime(t *testing.T) {
 	c := env.client()
 	var mu sync.Mutex
 	now := time.Now()
-	c.refresh.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	c.refresh.clk = funcClock{now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now }, after: time.After}
 	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
 
 	refreshAll(env.ctx, t, c, ids(scores))
@@ -262,7 +262,7 @@ func TestRefreshScoreWaitsNoLongerThanAGet(t *testing.T) {
 	scores := env.publishScores(250)
 	c, proxy := env.proxiedClient()
 	timeUp := make(chan time.Time)
-	c.refresh.after = func(time.Duration) <-chan time.Time { return timeUp }
+	c.refresh.clk = funcClock{now: time.Now, after: func(time.Duration) <-chan time.Time { return timeUp }}
 	release := make(chan struct{})
 	proxy.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/scores$`, Hold: release})
 
@@ -303,7 +303,7 @@ func TestRefreshScoreListingStopsWithTheReads(t *testing.T) {
 	env := newEmuEnv(t, emulator.Options{RenderDelay: time.Hour}) // statuses hold still
 	scores := env.publishScores(1000)
 	c := env.client()
-	c.refresh.after = func(time.Duration) <-chan time.Time { return nil } // waits end only with their page
+	c.refresh.clk = funcClock{now: time.Now, after: func(time.Duration) <-chan time.Time { return nil }} // waits end only with their page
 	before := env.stats()
 	for _, s := range scores[:20] {
 		got, err := c.RefreshScore(env.ctx, s.ID)
@@ -324,7 +324,7 @@ func TestRefreshScorePagesFollowTheWaitingReads(t *testing.T) {
 	env := newEmuEnv(t, emulator.Options{RenderDelay: time.Hour}) // statuses hold still
 	scores := env.publishScores(2000)
 	c, proxy := env.proxiedClient()
-	c.refresh.after = func(time.Duration) <-chan time.Time { return nil }
+	c.refresh.clk = funcClock{now: time.Now, after: func(time.Duration) <-chan time.Time { return nil }}
 	for _, s := range scores[:19] { // a GET, the count, GETs until 20 reads reach the 20 pages
 		if _, err := c.RefreshScore(env.ctx, s.ID); err != nil {
 			t.Fatal(err)
