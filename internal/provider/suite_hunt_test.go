@@ -34,9 +34,6 @@ var huntOpen = map[string]string{
 	"publishCreated": "a publish answered 201 with Location and no body is taken as an unknown outcome " +
 		"(\"the answer holds no score\"), recovered with a warning; two scores of one score_url then both fail: " +
 		"\"Several scores of this score_url were published since this apply sent its request\"",
-	"epochTimestamps": "timestamps as epoch milliseconds are read as absent: created_at, updated_at, the view's " +
-		"created_at and expires_at and the command's created and finished are null in the state, and every plan " +
-		"replaces the view (\"expires_at = (known after apply) # forces replacement\")",
 }
 
 // huntFieldUnaffected names the open readings whose failure the configuration of
