@@ -161,6 +161,46 @@ func TestEpochTimes(t *testing.T) {
 	}
 }
 
+// TestEveryTimeIsAnEpochTime: every timestamp member of every answer goes through the
+// one decoder, so each reads a time since the epoch: the score's, the view's, the
+// command's, the administrator session's and the token information's (at the top
+// level and under iamToken).
+func TestEveryTimeIsAnEpochTime(t *testing.T) {
+	t.Parallel()
+	want := time.Date(2026, 11, 23, 22, 45, 52, 123000000, time.UTC)
+	const at = `1795473952123`
+	var score Score
+	var view View
+	var cmd CommandInfo
+	var session Session
+	var top, iam tokenInfoDoc
+	for _, d := range []struct {
+		doc string
+		out any
+	}{
+		{`{"id":"s","createdAt":` + at + `,"updatedAt":"` + at + `"}`, &score},
+		{`{"id":"v","createdAt":` + at + `,"expiresAt":` + at + `}`, &view},
+		{`{"id":"c","created":` + at + `,"modified":` + at + `,"finished":"` + at + `"}`, &cmd},
+		{`{"valid":true,"expiresAt":` + at + `}`, &session},
+		{`{"expiresAt":` + at + `}`, &top},
+		{`{"iamToken":{"expiresAt":"` + at + `"}}`, &iam},
+	} {
+		if err := json.Unmarshal([]byte(d.doc), d.out); err != nil {
+			t.Fatalf("%s: %v", d.doc, err)
+		}
+	}
+	for name, got := range map[string]time.Time{
+		"score createdAt": score.CreatedAt, "score updatedAt": score.UpdatedAt,
+		"view createdAt": view.CreatedAt, "view expiresAt": view.ExpiresAt,
+		"command created": cmd.Created, "command modified": cmd.Modified, "command finished": cmd.Finished,
+		"session expiresAt": session.ExpiresAt, "token expiresAt": top.expiresAt(), "iamToken expiresAt": iam.expiresAt(),
+	} {
+		if !got.Equal(want) {
+			t.Errorf("%s: %v, want %v", name, got, want)
+		}
+	}
+}
+
 // TestEpochTimestamps: a platform that writes every timestamp as epoch milliseconds
 // (the reading epochTimestamps): the score's times, the view's creation and expiry
 // and the token's expiry are read as the platform means them, so that a view's
