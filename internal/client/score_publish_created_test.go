@@ -145,3 +145,60 @@ func TestPublishCreatedElsewhere(t *testing.T) {
 		})
 	}
 }
+
+// TestCreatedScoreID: the Location's id, by the address's equivalence on
+// publishing_url's host, and only from a 201.
+func TestCreatedScoreID(t *testing.T) {
+	t.Parallel()
+	const base = "https://mp.example/api/v1/apis/media.publishing;version=2;realm=global"
+	reqURL, err := url.Parse(base + "/scores")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for loc, want := range map[string]string{
+		base + "/scores/3f2a": "3f2a",
+		"HTTPS://MP.Example.:443/api/v1/apis/media%2Epublishing;version=2;realm=global/scores/3f2a?view=full": "3f2a",
+		"/api/v1/apis/media.publishing;version=2;realm=global/x/../scores/a%20b":                              "a b",
+		"//mp.example/api/v1/apis/media.publishing;version=2;realm=global/scores/3f2a":                        "3f2a",
+		"https://mp.example:8443/api/v1/apis/media.publishing;version=2;realm=global/scores/3f2a":             "",
+		"http://mp.example/api/v1/apis/media.publishing;version=2;realm=global/scores/3f2a":                   "",
+		"https://user@other.example/api/v1/apis/media.publishing;version=2;realm=global/scores/3f2a":          "",
+		"/api/v1/apis/media.publishing;version=3;realm=global/scores/3f2a":                                    "",
+		"/api/v1/apis/media.publishing;version=2;realm=global/scores/%zz":                                     "",
+		"/api/v1/apis/media.publishing;version=2;realm=global/scores/3f2a/":                                   "",
+	} {
+		id, ok := createdScoreID(&response{status: http.StatusCreated, header: http.Header{"Location": {loc}}, url: reqURL}, base)
+		if id != want || ok != (want != "") {
+			t.Errorf("%s: %q, %v; want %q", loc, id, ok, want)
+		}
+	}
+	if _, ok := createdScoreID(&response{status: http.StatusOK, header: http.Header{"Location": {base + "/scores/3f2a"}}, url: reqURL}, base); ok {
+		t.Error("a 200 with a Location: taken as a 201")
+	}
+}
+
+// FuzzCreatedScoreID: whatever the Location, the reading never panics, and an id it
+// takes is non-empty and comes from an address on the platform's host.
+func FuzzCreatedScoreID(f *testing.F) {
+	const base = "https://mp.example/api/v1/apis/media.publishing;version=2;realm=global"
+	for _, seed := range []string{base + "/scores/3f2a", "/api/v1/apis/media.publishing;version=2;realm=global/scores/x", "scores/x",
+		"HTTPS://MP.EXAMPLE:443/api/v1/apis/media%2Epublishing;version=2;realm=global/scores/./x", "https://evil.example/scores/x",
+		base + "/scores/", base + "/scores/%zz", "//mp.example/x", ""} {
+		f.Add(seed)
+	}
+	reqURL, err := url.Parse(base + "/scores")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, loc string) {
+		resp := &response{status: http.StatusCreated, header: http.Header{"Location": {loc}}, url: reqURL}
+		id, ok := createdScoreID(resp, base)
+		if !ok {
+			return
+		}
+		target, err := reqURL.Parse(loc)
+		if id == "" || err != nil || !sameHost(target, reqURL) {
+			t.Errorf("%q: took %q from an address that is not on the platform's host", loc, id)
+		}
+	})
+}
