@@ -1,9 +1,12 @@
 package client
 
 import (
+	"bytes"
 	"encoding/json"
+	"math/big"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -123,11 +126,14 @@ func (c *Client) PlatformTime(local time.Time) (t time.Time, known bool) {
 
 // flexTime decodes a timestamp of the platform. It takes RFC 3339 in every form the
 // RFC allows (its §5.6 note: a space or a lowercase t between date and time, a
-// lowercase z) and ISO 8601's offset without a colon. It never fails: a value it
-// cannot read (another form, another JSON type) is the zero time, as if absent, so
-// that a timestamp the caller does not need never turns an answer, the proof of a
-// write above all, into an unreadable one (rule "a write is recorded from what proves
-// it"); a caller that needs the time reads the object back or reports it missing.
+// lowercase z), ISO 8601's offset without a colon, and a time since the Unix epoch
+// (epochTime): a JSON number or a string holding one, as Jackson writes a date by
+// default (WRITE_DATES_AS_TIMESTAMPS) and Unix tools write seconds. It never fails: a
+// value it cannot read (another form, another JSON type) is the zero time, as if
+// absent, so that a timestamp the caller does not need never turns an answer, the
+// proof of a write above all, into an unreadable one (rule "a write is recorded from
+// what proves it"); a caller that needs the time reads the object back or reports it
+// missing.
 type flexTime struct{ time.Time }
 
 // timeLayouts are the forms parseTime tries after normalising the separator and "z".
@@ -147,7 +153,45 @@ func parseTime(s string) (time.Time, bool) {
 			return v.UTC(), true
 		}
 	}
-	return time.Time{}, false
+	return epochTime(s)
+}
+
+// epochMillisAbove is where a time since the epoch turns from seconds to
+// milliseconds (rule 21): 10^11 seconds is the year 5138, 10^11 milliseconds 1973.
+const epochMillisAbove = 1e11
+
+// epochTime reads the text of a JSON number as a time since the Unix epoch: in
+// milliseconds when its magnitude is beyond 10^11, else in seconds, a fraction
+// kept to the nanosecond (Jackson writes a java.time Instant as seconds with nine
+// decimals). 0 is the zero time, as a number left at its default (rule 1); a time
+// more than 10^11 seconds from the epoch (the year 5138) is not a time. It works on
+// the digits: an exponent is bounded before the number is built.
+func epochTime(s string) (time.Time, bool) {
+	m := jsonNumber.FindStringSubmatch(s)
+	if m == nil {
+		return time.Time{}, false
+	}
+	if m[4] != "" {
+		if e, err := strconv.Atoi(m[4]); err != nil || e > 40 || e < -40 {
+			return time.Time{}, false
+		}
+	}
+	v, ok := new(big.Rat).SetString(s)
+	if !ok || v.Sign() == 0 {
+		return time.Time{}, false
+	}
+	bound := new(big.Rat).SetInt64(epochMillisAbove)
+	if new(big.Rat).Abs(v).Cmp(bound) > 0 {
+		v.Quo(v, big.NewRat(1000, 1))
+		if new(big.Rat).Abs(v).Cmp(bound) > 0 {
+			return time.Time{}, false
+		}
+	}
+	sec := new(big.Int).Quo(v.Num(), v.Denom()) // whole seconds, then the nanoseconds
+	frac := new(big.Rat).Sub(v, new(big.Rat).SetInt(sec))
+	frac.Mul(frac, big.NewRat(int64(time.Second), 1))
+	nsec := new(big.Int).Quo(frac.Num(), frac.Denom())
+	return time.Unix(sec.Int64(), nsec.Int64()).UTC(), true
 }
 
 // UnmarshalJSON reads a timestamp; anything else (null, "", another form or type) is
@@ -157,6 +201,8 @@ func (t *flexTime) UnmarshalJSON(b []byte) error {
 	var s string
 	if json.Unmarshal(b, &s) == nil {
 		t.Time, _ = parseTime(s)
+		return nil
 	}
+	t.Time, _ = epochTime(string(bytes.TrimSpace(b)))
 	return nil
 }

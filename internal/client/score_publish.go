@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"path"
 	"strings"
 	"time"
 )
@@ -57,12 +59,23 @@ func (c *Client) PublishScore(ctx context.Context, in PublishScoreInput) (publis
 		}
 		sent := c.sentNow()
 		resp, err := c.do(ctx, req, &out)
+		created := ""
 		if err == nil && (out == nil || out.ID == "") {
-			// The platform accepted the request (2xx) but its answer does not say
-			// which score it created: as good as no answer.
-			err = req.unknownOutcome(pathOf(resp.url), errors.New("the answer holds no score"))
+			var ok bool
+			if created, ok = createdScoreID(resp, base); !ok {
+				// The platform accepted the request (2xx) but its answer does not say
+				// which score it created: as good as no answer.
+				err = req.unknownOutcome(pathOf(resp.url), errors.New(noScoreReason(resp)))
+			}
 		}
 		switch {
+		case err == nil && created != "":
+			// 201 Created naming the new score in Location (rule 19): a proven write,
+			// read back once for what the state needs.
+			c.renders.published()
+			logDebug(ctx, "publish answered 201 Created with the score's Location; reading it back", map[string]any{"id": created})
+			return c.readPublished(ctx, &Score{ID: created}, in), nil
+
 		case err == nil:
 			c.renders.published()
 			return c.completePublished(ctx, out, in), nil
@@ -122,6 +135,13 @@ func (c *Client) completePublished(ctx context.Context, s *Score, in PublishScor
 	}
 	c.warnFallback(ctx, "publish-answer", "the platform's answer to a publish lacks fields the state needs (scoreUrl, "+
 		"status or createdAt); the provider reads each published score back", nil)
+	return c.readPublished(ctx, s, in)
+}
+
+// readPublished reads back the score s a publish created (s holds at least its id).
+// Should the read fail, the fields are taken from what was published (a new score is
+// pending), and the next refresh reads the rest.
+func (c *Client) readPublished(ctx context.Context, s *Score, in PublishScoreInput) *Score {
 	if full, err := c.GetScore(ctx, s.ID); err == nil && full.ID == s.ID {
 		return full
 	} else if err != nil {
@@ -138,6 +158,42 @@ func (c *Client) completePublished(ctx context.Context, s *Score, in PublishScor
 	}
 	s.Transpose, s.TransposeAbsent = in.Transpose, false
 	return s
+}
+
+// createdScoreID is the id of the score a publish answered 201 Created for without
+// one in its body (rule 19: JAX-RS's Response.created(uri), Rails's `head :created,
+// location:`): the last path segment of its Location, resolved against the request's
+// address, when that is under base's /scores/ on base's own host (sameHost; the path
+// by EquivalentURLs). ok is false for any other answer: a Location elsewhere proves
+// nothing, and the write stays an unknown outcome.
+func createdScoreID(resp *response, base string) (id string, ok bool) {
+	loc := resp.header.Get("Location")
+	if resp.status != http.StatusCreated || loc == "" {
+		return "", false
+	}
+	target, err := resp.url.Parse(loc)
+	if err != nil {
+		return "", false
+	}
+	b, err := url.Parse(base)
+	if err != nil || !sameHost(target, b) {
+		return "", false
+	}
+	dir, segment := path.Split(target.EscapedPath())
+	id, err = url.PathUnescape(segment)
+	if err != nil || id == "" || id == "." || id == ".." ||
+		!EquivalentURLs(b.Scheme+"://"+b.Host+dir, base+"/scores/") {
+		return "", false
+	}
+	return id, true
+}
+
+// noScoreReason says why a 2xx answer to a publish names no score.
+func noScoreReason(resp *response) string {
+	if resp.status == http.StatusCreated && resp.header.Get("Location") != "" {
+		return "the answer holds no score, and its Location is not a score under publishing_url on its host"
+	}
+	return "the answer holds no score"
 }
 
 // SettlePublish settles, within ctx, a publish that its own context cut while its

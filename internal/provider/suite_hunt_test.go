@@ -31,20 +31,12 @@ var huntOpen = map[string]string{
 	"upperCaseLifecycle": "a command in lifecycle FINISHED is waited out until the read times out: " +
 		"\"was still in lifecycle \"FINISHED\" at 100% progress when the read timeout of 30s ran out\"; " +
 		"and fail_on_error lets a command in ERROR pass without an error",
-	"publishCreated": "a publish answered 201 with Location and no body is taken as an unknown outcome " +
-		"(\"the answer holds no score\"), recovered with a warning; two scores of one score_url then both fail: " +
-		"\"Several scores of this score_url were published since this apply sent its request\"",
-	"epochTimestamps": "timestamps as epoch milliseconds are read as absent: created_at, updated_at, the view's " +
-		"created_at and expires_at and the command's created and finished are null in the state, and every plan " +
-		"replaces the view (\"expires_at = (known after apply) # forces replacement\")",
 }
 
 // huntFieldUnaffected names the open readings whose failure the configuration of
 // TestAccField_everyReading does not meet (it reads no command), so that it runs there.
 var huntFieldUnaffected = map[string]bool{
 	"upperCaseLifecycle": true,
-	// Its scores differ in score_url: the recovery finds each (with a warning).
-	"publishCreated": true,
 }
 
 // skipIfHuntOpen skips a test of a reading the provider does not meet yet.
