@@ -343,6 +343,21 @@ func pathOf(u *url.URL) string {
 	return "/"
 }
 
+// namedValue returns v in the specification's spelling when it is one of names in
+// any case, and v as it came otherwise (the reading table's rule 20: where the
+// specification names a member's values, an answer may spell them in another case, as
+// Jackson writes a Java enum's name, FINISHED). Only a value the specification does
+// not name stays unknown. Members are read through it where they are decoded, so that
+// every comparison and the state see the specification's spelling.
+func namedValue(v string, names ...string) string {
+	for _, n := range names {
+		if strings.EqualFold(v, n) {
+			return n
+		}
+	}
+	return v
+}
+
 // Every number member of every answer is an integer the client reads through
 // integerValue (rule "numbers" of the reading table): JSON has one number type, and
 // 100, 1E+2, 1.0E2 and 100.0 are the same number (RFC 8259 §6; Java's BigDecimal
