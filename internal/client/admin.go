@@ -23,17 +23,18 @@ type Session struct {
 }
 
 // UnmarshalJSON reads expiresAt in every RFC 3339 form (flexTime): a timestamp that
-// cannot be read is no expiry, never an unreadable answer.
+// cannot be read is no expiry, never an unreadable answer; and valid as a boolean or
+// a string holding one (flexBool, rule 22).
 func (s *Session) UnmarshalJSON(b []byte) error {
 	var doc struct {
-		Valid     bool     `json:"valid"`
+		Valid     flexBool `json:"valid"`
 		User      string   `json:"user"`
 		ExpiresAt flexTime `json:"expiresAt"`
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
 		return err
 	}
-	*s = Session{Valid: doc.Valid, User: doc.User, ExpiresAt: doc.ExpiresAt.Time}
+	*s = Session{Valid: bool(doc.Valid), User: doc.User, ExpiresAt: doc.ExpiresAt.Time}
 	return nil
 }
 
@@ -250,6 +251,7 @@ func modelledSettingsMember(k string) bool {
 // null or empty ("") holds its type's zero value, as the platforms that leave out
 // default values (omitempty, protojson) or list every slot write them: an absent
 // enabledN is false, and a set whose serverN is empty is no server, wherever it stands.
+// A boolean may come as a string ("true", rule 22), as the ports do.
 // Server sets are collected by number, so a document with gaps still yields every
 // server.
 func parseExternalAuthentication(body []byte) (*ExternalAuthentication, error) {
@@ -261,9 +263,7 @@ func parseExternalAuthentication(body []byte) (*ExternalAuthentication, error) {
 	if err := zeroOrString(doc, "domainName", &s.DomainName); err != nil {
 		return nil, err
 	}
-	if err := zeroOrBool(doc, "externalAuthenticationEnabled", &s.Enabled); err != nil {
-		return nil, err
-	}
+	s.Enabled = zeroOrBool(doc, "externalAuthenticationEnabled")
 	var numbers []int
 	for k, v := range doc {
 		m := numberedMember.FindStringSubmatch(k)
@@ -296,9 +296,7 @@ func parseExternalAuthentication(body []byte) (*ExternalAuthentication, error) {
 			_ = port.UnmarshalJSON(v)
 			srv.Port = int(port)
 		}
-		if err := zeroOrBool(doc, "enabled"+idx, &srv.Enabled); err != nil {
-			return nil, err
-		}
+		srv.Enabled = zeroOrBool(doc, "enabled"+idx)
 		s.Servers = append(s.Servers, srv)
 	}
 	return s, nil
@@ -321,15 +319,11 @@ func zeroOrString(doc map[string]json.RawMessage, k string, dst *string) error {
 	return nil
 }
 
-// zeroOrBool reads the boolean member k of doc into dst; absent, null or "" is false.
-func zeroOrBool(doc map[string]json.RawMessage, k string, dst *bool) error {
-	*dst = false
-	if v, ok := doc[k]; ok && !zeroMember(v) {
-		if err := json.Unmarshal(v, dst); err != nil {
-			return fmt.Errorf("decoding %s: %w", k, err)
-		}
-	}
-	return nil
+// zeroOrBool reads the boolean member k of doc: true or false, or a string holding
+// one in any case (rule 22); absent, null, "" or any other value is false (rule 1),
+// never an unreadable document.
+func zeroOrBool(doc map[string]json.RawMessage, k string) bool {
+	return booleanValue(doc[k])
 }
 
 // AdminLoginRefusedError is the administrator API refusing the login of

@@ -278,3 +278,54 @@ func TestExternalAuthenticationNotFoundIsAnAddressError(t *testing.T) {
 		t.Errorf("PUT: %v", err)
 	}
 }
+
+// TestSettingsBooleansInEveryForm: a boolean of the settings is read from true or
+// false, or a string holding one in any case (rule 22); any other value is absent,
+// so false (rule 1), and never makes the settings unreadable.
+func TestSettingsBooleansInEveryForm(t *testing.T) {
+	t.Parallel()
+	for form, want := range map[string]bool{
+		`true`: true, `false`: false, `"true"`: true, `"false"`: false, `"TRUE"`: true, `"False"`: false,
+		`" true "`: true, `"yes"`: false, `1`: false, `"1"`: false, `{}`: false, `[]`: false, `null`: false, `""`: false,
+	} {
+		s, err := parseExternalAuthentication([]byte(`{"domainName": "CORP", "externalAuthenticationEnabled": ` + form +
+			`, "server0": "dc1", "port0": "636", "enabled0": ` + form + `}`))
+		if err != nil || s.Enabled != want || len(s.Servers) != 1 || s.Servers[0].Enabled != want {
+			t.Errorf("booleans %s: %+v, %v; want %t", form, s, err, want)
+		}
+	}
+	for form, want := range map[string]bool{`true`: true, `"TRUE"`: true, `"false"`: false, `"valid"`: false} {
+		var sess Session
+		if err := json.Unmarshal([]byte(`{"valid": `+form+`, "user": "admin"}`), &sess); err != nil || sess.Valid != want || sess.User != "admin" {
+			t.Errorf("session valid %s: %+v, %v; want %t", form, sess, err, want)
+		}
+	}
+}
+
+// TestSettingsWithStringBooleans: on a platform that answers its booleans as strings
+// (switch stringAdminBooleans), the settings written are the settings read, by the
+// PUT's answer and by a GET.
+func TestSettingsWithStringBooleans(t *testing.T) {
+	t.Parallel()
+	env, c := readingEnv(t, "stringAdminBooleans")
+	for _, enabled := range []bool{true, false} {
+		want := ExternalAuthentication{DomainName: "CORP", Enabled: enabled,
+			Servers: []AuthServer{{"dc1.corp.example", 636, true}, {"dc2.corp.example", 389, false}}}
+		put, err := c.PutExternalAuthentication(env.ctx, want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.GetExternalAuthentication(env.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(got.Raw), `"enabled0":"true"`) {
+			t.Fatalf("the platform wrote no string boolean: %s", got.Raw)
+		}
+		for what, s := range map[string]*ExternalAuthentication{"the PUT's answer": put, "a GET": got} {
+			if s.DomainName != want.DomainName || s.Enabled != want.Enabled || fmt.Sprint(s.Servers) != fmt.Sprint(want.Servers) {
+				t.Errorf("%s: {%s %t %v}, want {%s %t %v}", what, s.DomainName, s.Enabled, s.Servers, want.DomainName, want.Enabled, want.Servers)
+			}
+		}
+	}
+}
