@@ -117,7 +117,7 @@ func (c *Client) adminLogin(ctx context.Context, base string) (string, error) {
 	}, nil)
 	token := ""
 	if err == nil {
-		token, err = sessionToken(resp.body)
+		token, err = sessionToken(resp.body, resp.header)
 	}
 	// A 401 to the login refuses admin_username's credentials, in whatever words its
 	// body says it (the platform's INVALID_CREDENTIALS, RFC 9457, plain text).
@@ -138,10 +138,33 @@ func (c *Client) adminLogin(ctx context.Context, base string) (string, error) {
 }
 
 // sessionToken reads the session token from a login answer in any of the forms the
-// specification allows ("Response: A session token", fields not shown; contract §V5):
-// the contract's {"token": …}, a JSON string, or the bare token as the whole body.
+// specification allows ("Response: A session token", fields not shown; contract §V5;
+// the reading table's rule 18): the contract's {"token": …}, a JSON string, or the
+// bare token as the whole body; and when the body holds none, the response header
+// `token`, the header later calls send it in (OpenStack Swift's v1 auth answers so).
 // Its errors describe the answer without quoting any of it.
-func sessionToken(body []byte) (string, error) {
+func sessionToken(body []byte, header http.Header) (string, error) {
+	text, err := bodySessionToken(body)
+	if text == "" {
+		if h := strings.TrimSpace(header.Get("token")); h != "" {
+			text, err = h, nil
+		}
+	}
+	if err != nil {
+		return "", err
+	}
+	if text == "" {
+		return "", errors.New("the login answer holds no session token, neither in its body nor in the header token")
+	}
+	if len(text) > 4096 || strings.ContainsFunc(text, func(r rune) bool { return r <= ' ' || r >= 0x7f }) {
+		return "", fmt.Errorf("the login answer is not a session token (%d bytes, not one printable word)", len(text))
+	}
+	return text, nil
+}
+
+// bodySessionToken reads the session token from a login answer's body; "" when it
+// holds none. Its errors describe the body without quoting any of it.
+func bodySessionToken(body []byte) (string, error) {
 	body = bytes.TrimSpace(body)
 	var doc struct {
 		Token string `json:"token"`
@@ -149,7 +172,7 @@ func sessionToken(body []byte) (string, error) {
 	var text string
 	switch {
 	case len(body) == 0:
-		return "", errors.New("the login answer is empty: it holds no session token")
+		return "", errors.New("the login answer is empty: it holds no session token, neither in a body nor in the header token")
 	case body[0] == '{':
 		if err := json.Unmarshal(body, &doc); err != nil {
 			return "", fmt.Errorf("the login answer cannot be read: %s", jsonProblem(err))
@@ -161,12 +184,6 @@ func sessionToken(body []byte) (string, error) {
 		}
 	default:
 		text = string(body)
-	}
-	if text == "" {
-		return "", errors.New("the login answer holds no session token")
-	}
-	if len(text) > 4096 || strings.ContainsFunc(text, func(r rune) bool { return r <= ' ' || r >= 0x7f }) {
-		return "", fmt.Errorf("the login answer is not a session token (%d bytes, not one printable word)", len(text))
 	}
 	return text, nil
 }
