@@ -20,10 +20,10 @@ const (
 	LifecycleSuspended = "suspended"
 )
 
-// Lifecycles are the lifecycle values the specification names. A lifecycle is read
+// lifecycles are the lifecycle values the specification names. A lifecycle is read
 // in any case and kept in this spelling (namedValue); any other is unknown, and
 // waited out.
-var Lifecycles = []string{LifecyclePending, LifecycleRunning, LifecycleFinished, LifecycleError, LifecycleSuspended}
+var lifecycles = []string{LifecyclePending, LifecycleRunning, LifecycleFinished, LifecycleError, LifecycleSuspended}
 
 // Error causes the specification names; read in any case and kept in this spelling.
 const (
@@ -169,7 +169,7 @@ func (ci *CommandInfo) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*ci = CommandInfo{
-		ID: w.ID, Type: w.Type, Lifecycle: namedValue(w.Lifecycle, Lifecycles...), Progress: w.Progress.ptr(), State: w.State,
+		ID: w.ID, Type: w.Type, Lifecycle: namedValue(w.Lifecycle, lifecycles...), Progress: w.Progress.ptr(), State: w.State,
 		Created: w.Created.Time, Modified: w.Modified.Time, Finished: w.Finished.Time,
 		Creator: w.Creator, Host: w.Host, ServiceName: w.ServiceName,
 		ServiceVersion: w.ServiceVersion, ServiceInstance: w.ServiceInstance, Error: w.Error,
