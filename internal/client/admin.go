@@ -23,17 +23,18 @@ type Session struct {
 }
 
 // UnmarshalJSON reads expiresAt in every RFC 3339 form (flexTime): a timestamp that
-// cannot be read is no expiry, never an unreadable answer.
+// cannot be read is no expiry, never an unreadable answer; and valid as a boolean or
+// a string holding one (flexBool, rule 22).
 func (s *Session) UnmarshalJSON(b []byte) error {
 	var doc struct {
-		Valid     bool     `json:"valid"`
+		Valid     flexBool `json:"valid"`
 		User      string   `json:"user"`
 		ExpiresAt flexTime `json:"expiresAt"`
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
 		return err
 	}
-	*s = Session{Valid: doc.Valid, User: doc.User, ExpiresAt: doc.ExpiresAt.Time}
+	*s = Session{Valid: bool(doc.Valid), User: doc.User, ExpiresAt: doc.ExpiresAt.Time}
 	return nil
 }
 
@@ -116,7 +117,7 @@ func (c *Client) adminLogin(ctx context.Context, base string) (string, error) {
 	}, nil)
 	token := ""
 	if err == nil {
-		token, err = sessionToken(resp.body)
+		token, err = sessionToken(resp.body, resp.header)
 	}
 	// A 401 to the login refuses admin_username's credentials, in whatever words its
 	// body says it (the platform's INVALID_CREDENTIALS, RFC 9457, plain text).
@@ -137,10 +138,33 @@ func (c *Client) adminLogin(ctx context.Context, base string) (string, error) {
 }
 
 // sessionToken reads the session token from a login answer in any of the forms the
-// specification allows ("Response: A session token", fields not shown; contract §V5):
-// the contract's {"token": …}, a JSON string, or the bare token as the whole body.
+// specification allows ("Response: A session token", fields not shown; contract §V5;
+// the reading table's rule 18): the contract's {"token": …}, a JSON string, or the
+// bare token as the whole body; and when the body holds none, the response header
+// `token`, the header later calls send it in (OpenStack Swift's v1 auth answers so).
 // Its errors describe the answer without quoting any of it.
-func sessionToken(body []byte) (string, error) {
+func sessionToken(body []byte, header http.Header) (string, error) {
+	text, err := bodySessionToken(body)
+	if text == "" {
+		if h := strings.TrimSpace(header.Get("token")); h != "" {
+			text, err = h, nil
+		}
+	}
+	if err != nil {
+		return "", err
+	}
+	if text == "" {
+		return "", errors.New("the login answer holds no session token, neither in its body nor in the header token")
+	}
+	if len(text) > 4096 || strings.ContainsFunc(text, func(r rune) bool { return r <= ' ' || r >= 0x7f }) {
+		return "", fmt.Errorf("the login answer is not a session token (%d bytes, not one printable word)", len(text))
+	}
+	return text, nil
+}
+
+// bodySessionToken reads the session token from a login answer's body; "" when it
+// holds none. Its errors describe the body without quoting any of it.
+func bodySessionToken(body []byte) (string, error) {
 	body = bytes.TrimSpace(body)
 	var doc struct {
 		Token string `json:"token"`
@@ -148,7 +172,7 @@ func sessionToken(body []byte) (string, error) {
 	var text string
 	switch {
 	case len(body) == 0:
-		return "", errors.New("the login answer is empty: it holds no session token")
+		return "", errors.New("the login answer is empty: it holds no session token, neither in a body nor in the header token")
 	case body[0] == '{':
 		if err := json.Unmarshal(body, &doc); err != nil {
 			return "", fmt.Errorf("the login answer cannot be read: %s", jsonProblem(err))
@@ -160,12 +184,6 @@ func sessionToken(body []byte) (string, error) {
 		}
 	default:
 		text = string(body)
-	}
-	if text == "" {
-		return "", errors.New("the login answer holds no session token")
-	}
-	if len(text) > 4096 || strings.ContainsFunc(text, func(r rune) bool { return r <= ' ' || r >= 0x7f }) {
-		return "", fmt.Errorf("the login answer is not a session token (%d bytes, not one printable word)", len(text))
 	}
 	return text, nil
 }
@@ -250,6 +268,7 @@ func modelledSettingsMember(k string) bool {
 // null or empty ("") holds its type's zero value, as the platforms that leave out
 // default values (omitempty, protojson) or list every slot write them: an absent
 // enabledN is false, and a set whose serverN is empty is no server, wherever it stands.
+// A boolean may come as a string ("true", rule 22), as the ports do.
 // Server sets are collected by number, so a document with gaps still yields every
 // server.
 func parseExternalAuthentication(body []byte) (*ExternalAuthentication, error) {
@@ -261,9 +280,7 @@ func parseExternalAuthentication(body []byte) (*ExternalAuthentication, error) {
 	if err := zeroOrString(doc, "domainName", &s.DomainName); err != nil {
 		return nil, err
 	}
-	if err := zeroOrBool(doc, "externalAuthenticationEnabled", &s.Enabled); err != nil {
-		return nil, err
-	}
+	s.Enabled = zeroOrBool(doc, "externalAuthenticationEnabled")
 	var numbers []int
 	for k, v := range doc {
 		m := numberedMember.FindStringSubmatch(k)
@@ -296,9 +313,7 @@ func parseExternalAuthentication(body []byte) (*ExternalAuthentication, error) {
 			_ = port.UnmarshalJSON(v)
 			srv.Port = int(port)
 		}
-		if err := zeroOrBool(doc, "enabled"+idx, &srv.Enabled); err != nil {
-			return nil, err
-		}
+		srv.Enabled = zeroOrBool(doc, "enabled"+idx)
 		s.Servers = append(s.Servers, srv)
 	}
 	return s, nil
@@ -321,15 +336,11 @@ func zeroOrString(doc map[string]json.RawMessage, k string, dst *string) error {
 	return nil
 }
 
-// zeroOrBool reads the boolean member k of doc into dst; absent, null or "" is false.
-func zeroOrBool(doc map[string]json.RawMessage, k string, dst *bool) error {
-	*dst = false
-	if v, ok := doc[k]; ok && !zeroMember(v) {
-		if err := json.Unmarshal(v, dst); err != nil {
-			return fmt.Errorf("decoding %s: %w", k, err)
-		}
-	}
-	return nil
+// zeroOrBool reads the boolean member k of doc: true or false, or a string holding
+// one in any case (rule 22); absent, null, "" or any other value is false (rule 1),
+// never an unreadable document.
+func zeroOrBool(doc map[string]json.RawMessage, k string) bool {
+	return booleanValue(doc[k])
 }
 
 // AdminLoginRefusedError is the administrator API refusing the login of

@@ -278,3 +278,114 @@ func TestExternalAuthenticationNotFoundIsAnAddressError(t *testing.T) {
 		t.Errorf("PUT: %v", err)
 	}
 }
+
+// TestSettingsBooleansInEveryForm: a boolean of the settings is read from true or
+// false, or a string holding one in any case (rule 22); any other value is absent,
+// so false (rule 1), and never makes the settings unreadable.
+func TestSettingsBooleansInEveryForm(t *testing.T) {
+	t.Parallel()
+	for form, want := range map[string]bool{
+		`true`: true, `false`: false, `"true"`: true, `"false"`: false, `"TRUE"`: true, `"False"`: false,
+		`" true "`: true, `"yes"`: false, `1`: false, `"1"`: false, `{}`: false, `[]`: false, `null`: false, `""`: false,
+	} {
+		s, err := parseExternalAuthentication([]byte(`{"domainName": "CORP", "externalAuthenticationEnabled": ` + form +
+			`, "server0": "dc1", "port0": "636", "enabled0": ` + form + `}`))
+		if err != nil || s.Enabled != want || len(s.Servers) != 1 || s.Servers[0].Enabled != want {
+			t.Errorf("booleans %s: %+v, %v; want %t", form, s, err, want)
+		}
+	}
+	for form, want := range map[string]bool{`true`: true, `"TRUE"`: true, `"false"`: false, `"valid"`: false} {
+		var sess Session
+		if err := json.Unmarshal([]byte(`{"valid": `+form+`, "user": "admin"}`), &sess); err != nil || sess.Valid != want || sess.User != "admin" {
+			t.Errorf("session valid %s: %+v, %v; want %t", form, sess, err, want)
+		}
+	}
+}
+
+// TestSettingsWithStringBooleans: on a platform that answers its booleans as strings
+// (switch stringAdminBooleans), the settings written are the settings read, by the
+// PUT's answer and by a GET.
+func TestSettingsWithStringBooleans(t *testing.T) {
+	t.Parallel()
+	env, c := readingEnv(t, "stringAdminBooleans")
+	for _, enabled := range []bool{true, false} {
+		want := ExternalAuthentication{DomainName: "CORP", Enabled: enabled,
+			Servers: []AuthServer{{"dc1.corp.example", 636, true}, {"dc2.corp.example", 389, false}}}
+		put, err := c.PutExternalAuthentication(env.ctx, want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.GetExternalAuthentication(env.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(got.Raw), `"enabled0":"true"`) {
+			t.Fatalf("the platform wrote no string boolean: %s", got.Raw)
+		}
+		for what, s := range map[string]*ExternalAuthentication{"the PUT's answer": put, "a GET": got} {
+			if s.DomainName != want.DomainName || s.Enabled != want.Enabled || fmt.Sprint(s.Servers) != fmt.Sprint(want.Servers) {
+				t.Errorf("%s: {%s %t %v}, want {%s %t %v}", what, s.DomainName, s.Enabled, s.Servers, want.DomainName, want.Enabled, want.Servers)
+			}
+		}
+	}
+}
+
+// TestSessionTokenInEveryPlace: the login's session token is read from its body in
+// every form, and from the response header `token` when the body holds none (rule
+// 18); an answer with neither is "no session token", and no error quotes a token.
+func TestSessionTokenInEveryPlace(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		body, header, want, wantErr string
+	}{
+		"header, no body":          {"", "sess-h-secretish", "sess-h-secretish", ""},
+		"header, empty object":     {`{}`, "sess-h-secretish", "sess-h-secretish", ""},
+		"header, user only":        {`{"user":"admin"}`, " sess-h-secretish ", "sess-h-secretish", ""},
+		"header, token not string": {`{"token":7}`, "sess-h-secretish", "sess-h-secretish", ""},
+		"body and header":          {`{"token":"sess-b-secretish"}`, "sess-h-secretish", "sess-b-secretish", ""},
+		"body only":                {`"sess-b-secretish"`, "", "sess-b-secretish", ""},
+		"neither, no body":         {"", "", "", "no session token, neither in a body nor in the header token"},
+		"neither, object":          {`{"user":"admin"}`, "", "", "no session token, neither in its body nor in the header token"},
+		"header of two words":      {"", "sess-h-secretish and more", "", "not a session token"},
+	} {
+		h := http.Header{}
+		if tc.header != "" {
+			h.Set("token", tc.header)
+		}
+		got, err := sessionToken([]byte(tc.body), h)
+		if tc.wantErr == "" {
+			if err != nil || got != tc.want {
+				t.Errorf("%s: %q, %v; want %q", name, got, err, tc.want)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), "secretish") {
+			t.Errorf("%s: %q, %v; want an error with %q quoting nothing", name, got, err, tc.wantErr)
+		}
+	}
+}
+
+// TestLoginTokenInTheHeader: on a platform whose login answers no body and the
+// session token in the header `token` (switch loginTokenHeader), the settings are read
+// and written in one session, and the exit logs it out.
+func TestLoginTokenInTheHeader(t *testing.T) {
+	t.Parallel()
+	env, c := readingEnv(t, "loginTokenHeader")
+	want := ExternalAuthentication{DomainName: "CORP", Enabled: true, Servers: []AuthServer{{"dc1.corp.example", 636, true}}}
+	if _, err := c.PutExternalAuthentication(env.ctx, want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.GetExternalAuthentication(env.ctx)
+	if err != nil || got.DomainName != "CORP" || !got.Enabled {
+		t.Fatalf("settings %+v, %v", got, err)
+	}
+	if s, err := c.CheckSession(env.ctx); err != nil || !s.Valid {
+		t.Fatalf("session check %+v, %v", s, err)
+	}
+	if err := c.Close(env.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := env.stats(); st.Logins["admin"] != 1 || st.LiveSessions != 0 {
+		t.Errorf("logins %v, live sessions %d; want 1 login, none live after the exit", st.Logins, st.LiveSessions)
+	}
+}

@@ -343,6 +343,48 @@ func pathOf(u *url.URL) string {
 	return "/"
 }
 
+// namedValue returns v in the specification's spelling when it is one of names in
+// any case, and v as it came otherwise (the reading table's rule 20: where the
+// specification names a member's values, an answer may spell them in another case, as
+// Jackson writes a Java enum's name, FINISHED). Only a value the specification does
+// not name stays unknown. Members are read through it where they are decoded, so that
+// every comparison and the state see the specification's spelling.
+func namedValue(v string, names ...string) string {
+	for _, n := range names {
+		if strings.EqualFold(v, n) {
+			return n
+		}
+	}
+	return v
+}
+
+// booleanValue reads a JSON value that holds a boolean: true or false, or a string
+// holding "true" or "false" in any case, surrounding spaces allowed (the reading
+// table's rule 22: a settings store of strings, Java Properties or an INI file, gives
+// booleans as strings, as the administrator API gives its ports). Anything else is
+// absent, so false (rule 1).
+func booleanValue(b []byte) bool {
+	var s string
+	switch b = bytes.TrimSpace(b); {
+	case string(b) == "true":
+		return true
+	case len(b) > 0 && b[0] == '"' && json.Unmarshal(b, &s) == nil:
+		return strings.EqualFold(strings.TrimSpace(s), "true")
+	}
+	return false
+}
+
+// flexBool is a boolean member of an answer read by booleanValue; absent, or a value
+// booleanValue does not take, it is false.
+type flexBool bool
+
+// UnmarshalJSON reads the boolean in any form booleanValue takes; anything else is
+// false.
+func (f *flexBool) UnmarshalJSON(b []byte) error {
+	*f = flexBool(booleanValue(b))
+	return nil
+}
+
 // Every number member of every answer is an integer the client reads through
 // integerValue (rule "numbers" of the reading table): JSON has one number type, and
 // 100, 1E+2, 1.0E2 and 100.0 are the same number (RFC 8259 §6; Java's BigDecimal

@@ -132,7 +132,7 @@ func (c *Client) discover(ctx context.Context, base string) (*authEndpoints, err
 		return nil, fmt.Errorf("platform token discovery failed: %w", err)
 	}
 	for _, p := range list.Embedded.Providers {
-		if p.Kind != "oauth" {
+		if !strings.EqualFold(p.Kind, "oauth") { // a named value in any case (rule 20)
 			continue
 		}
 		if l, ok := p.Links.First("auth:ropc-default"); ok {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
 func TestOAuthErrors(t *testing.T) {
@@ -436,5 +437,25 @@ func TestRefusedLoginsAreHeldInEveryForm(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestIdentityProviderKindInAnyCase: an identity provider of kind "OAuth" or "OAUTH"
+// is the oauth provider the specification names (rule 20), and its password grant is
+// used.
+func TestIdentityProviderKindInAnyCase(t *testing.T) {
+	t.Parallel()
+	for _, kind := range []string{"OAuth", "OAUTH"} {
+		p := newProxiedPlatform(t, emulator.Options{})
+		p.proxy.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/auth/identity-providers$`, Body: func(b []byte) []byte {
+			return []byte(strings.ReplaceAll(string(b), `"kind":"oauth"`, `"kind":"`+kind+`"`))
+		}})
+		c := newTestClient(t, p.config())
+		if _, err := c.ListScores(context.Background(), ListScoresInput{}); err != nil {
+			t.Errorf("kind %s: %v", kind, err)
+		}
+		if n := p.count(routeGrant); n != 1 {
+			t.Errorf("kind %s: %d password grants, want 1", kind, n)
+		}
 	}
 }

@@ -20,6 +20,19 @@ const (
 	LifecycleSuspended = "suspended"
 )
 
+// lifecycles are the lifecycle values the specification names. A lifecycle is read
+// in any case and kept in this spelling (namedValue); any other is unknown, and
+// waited out.
+var lifecycles = []string{LifecyclePending, LifecycleRunning, LifecycleFinished, LifecycleError, LifecycleSuspended}
+
+// Error causes the specification names; read in any case and kept in this spelling.
+const (
+	CauseRuntimeError = "runtimeError"
+	CauseTimeout      = "timeout"
+	CauseCanceled     = "canceled"
+	CauseRejected     = "rejected"
+)
+
 // Command is the command resource (command:command) of a long-running or
 // bulk command.
 type Command struct {
@@ -156,7 +169,7 @@ func (ci *CommandInfo) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*ci = CommandInfo{
-		ID: w.ID, Type: w.Type, Lifecycle: w.Lifecycle, Progress: w.Progress.ptr(), State: w.State,
+		ID: w.ID, Type: w.Type, Lifecycle: namedValue(w.Lifecycle, lifecycles...), Progress: w.Progress.ptr(), State: w.State,
 		Created: w.Created.Time, Modified: w.Modified.Time, Finished: w.Finished.Time,
 		Creator: w.Creator, Host: w.Host, ServiceName: w.ServiceName,
 		ServiceVersion: w.ServiceVersion, ServiceInstance: w.ServiceInstance, Error: w.Error,
@@ -164,7 +177,8 @@ func (ci *CommandInfo) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON reads the error; httpCode in any integer form (flexInt).
+// UnmarshalJSON reads the error; httpCode in any integer form (flexInt), and a cause
+// the specification names in any case (namedValue).
 func (e *CommandError) UnmarshalJSON(b []byte) error {
 	type plain CommandError
 	var w struct {
@@ -176,6 +190,7 @@ func (e *CommandError) UnmarshalJSON(b []byte) error {
 	}
 	*e = CommandError(w.plain)
 	e.HTTPCode = int(w.HTTPCode)
+	e.Cause = namedValue(e.Cause, CauseRuntimeError, CauseTimeout, CauseCanceled, CauseRejected)
 	return nil
 }
 
@@ -359,7 +374,7 @@ func (c *Client) CancelCommand(ctx context.Context, cmd *Command) (*Command, err
 	if IsForbidden(err) {
 		// A retried DELETE whose first attempt went through finds the command
 		// already canceled; that is the outcome asked for.
-		if now, rerr := c.refreshCommand(ctx, cmd); rerr == nil && now.Command.Error != nil && now.Command.Error.Cause == "canceled" {
+		if now, rerr := c.refreshCommand(ctx, cmd); rerr == nil && now.Command.Error != nil && now.Command.Error.Cause == CauseCanceled {
 			return now, nil
 		}
 	}

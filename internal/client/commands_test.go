@@ -158,3 +158,73 @@ func TestEmulatorCommands(t *testing.T) {
 		t.Errorf("missing command: %v", err)
 	}
 }
+
+// TestCommandNamedValuesInAnyCase: a lifecycle and an error cause the specification
+// names are read in any case and kept in its spelling (rule 20: Jackson writes a Java
+// enum's name); a value it does not name stays as it came, and is not terminal.
+func TestCommandNamedValuesInAnyCase(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ lifecycle, cause, wantLifecycle, wantCause string }{
+		{"FINISHED", "", LifecycleFinished, ""},
+		{"Error", "RUNTIMEERROR", LifecycleError, CauseRuntimeError},
+		{"ERROR", "Canceled", LifecycleError, CauseCanceled},
+		{"RUNNING", "", LifecycleRunning, ""},
+		{"Pending", "", LifecyclePending, ""},
+		{"SUSPENDED", "", LifecycleSuspended, ""},
+		{"error", "TIMEOUT", LifecycleError, CauseTimeout},
+		{"Finishing", "Rejected", "Finishing", CauseRejected},
+		{"DONE", "gone", "DONE", "gone"},
+	} {
+		body := `{"version":"1.0","command":{"id":"c-1","lifecycle":"` + tc.lifecycle + `"`
+		if tc.cause != "" {
+			body += `,"error":{"cause":"` + tc.cause + `","text":"x","code":"commands/X"}`
+		}
+		body += `}}`
+		var cmd Command
+		if err := json.Unmarshal([]byte(body), &cmd); err != nil {
+			t.Fatal(err)
+		}
+		ci := cmd.Command
+		if ci.Lifecycle != tc.wantLifecycle {
+			t.Errorf("lifecycle %q read as %q, want %q", tc.lifecycle, ci.Lifecycle, tc.wantLifecycle)
+		}
+		if terminal := tc.wantLifecycle == LifecycleFinished || tc.wantLifecycle == LifecycleError; ci.Terminal() != terminal {
+			t.Errorf("lifecycle %q: terminal %v, want %v", tc.lifecycle, ci.Terminal(), terminal)
+		}
+		if tc.cause != "" && (ci.Error == nil || ci.Error.Cause != tc.wantCause) {
+			t.Errorf("cause %q read as %+v, want %q", tc.cause, ci.Error, tc.wantCause)
+		}
+	}
+}
+
+// TestWaitForCommandInUpperCase: on a platform that writes the lifecycle in upper case
+// (switch upperCaseLifecycle), a wait ends when the command has finished, and a
+// failed command is read as in lifecycle error.
+func TestWaitForCommandInUpperCase(t *testing.T) {
+	t.Parallel()
+	env, c := readingEnv(t, "upperCaseLifecycle")
+	ctx, cancel := context.WithTimeout(env.ctx, time.Minute) // bounds only a wait that never ends
+	defer cancel()
+	for _, tc := range []struct {
+		last string
+		want string
+	}{{"finished", LifecycleFinished}, {"error", LifecycleError}} {
+		id, err := env.emu.CreateCommand(emulator.CommandScript{Steps: []emulator.CommandStep{
+			{Lifecycle: "running", Progress: 40, Duration: 50 * time.Millisecond}, {Lifecycle: tc.last, Progress: 100},
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd, err := c.GetCommand(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(cmd.Raw), `"RUNNING"`) || cmd.Command.Lifecycle != LifecycleRunning {
+			t.Fatalf("the platform wrote %s, read as %q", cmd.Raw, cmd.Command.Lifecycle)
+		}
+		done, err := c.WaitForCommand(ctx, cmd)
+		if err != nil || done.Command.Lifecycle != tc.want {
+			t.Errorf("wait for a command ending %s: %v, lifecycle %q", strings.ToUpper(tc.last), err, done.Command.Lifecycle)
+		}
+	}
+}

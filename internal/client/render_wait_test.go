@@ -509,7 +509,8 @@ func TestWaitForRenderingWaitsOutUnknownStatuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, status := range []string{"queued", "failed", "ERROR"} {
+	// A status that is not one of the named ones in another case (rule 20) is unknown.
+	for _, status := range []string{"queued", "failed", "ERRORED"} {
 		p.Clear()
 		p.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/scores/[^/]+$`, Body: setStatus(status)})
 		// Long enough for the first read on a loaded machine.
@@ -518,6 +519,18 @@ func TestWaitForRenderingWaitsOutUnknownStatuses(t *testing.T) {
 		cancel()
 		if !errors.Is(err, context.DeadlineExceeded) || got == nil || got.Status != status {
 			t.Errorf("status %q: got %+v, %v; want to wait until the deadline", status, got, err)
+		}
+	}
+	// A named status in another case is that status (rule 20): ERROR and Idle end the
+	// wait, in the specification's spelling.
+	for status, want := range map[string]string{"ERROR": ScoreStatusError, "Idle": ScoreStatusIdle} {
+		p.Clear()
+		p.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/scores/[^/]+$`, Body: setStatus(status)})
+		ctx, cancel := context.WithTimeout(env.ctx, time.Minute) // bounds only a wait that never ends
+		got, err := c.WaitForRendering(ctx, s.ID)
+		cancel()
+		if err != nil || got == nil || got.Status != want {
+			t.Errorf("status %q: got %+v, %v; want the wait to end with status %q", status, got, err, want)
 		}
 	}
 }

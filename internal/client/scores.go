@@ -134,7 +134,7 @@ func (s *Score) UnmarshalJSON(b []byte) error {
 	}
 	*s = Score{
 		ID: w.ID, ScoreURL: w.ScoreURL, Alias: eitherPlace(w.Publisher.ScoreID, w.ScoreID), Publisher: w.Publisher.Identity.User,
-		Status: w.Status, CreatedAt: w.CreatedAt.Time, UpdatedAt: w.UpdatedAt.Time,
+		Status: namedValue(w.Status, ScoreStatusPending, ScoreStatusRendering, ScoreStatusIdle, ScoreStatusError), CreatedAt: w.CreatedAt.Time, UpdatedAt: w.UpdatedAt.Time,
 		TransposeAbsent: options == nil, RenderingsAbsent: renderings == nil,
 		Raw: append(json.RawMessage(nil), b...),
 	}

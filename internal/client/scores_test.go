@@ -395,3 +395,21 @@ func TestScoreAbsentMembers(t *testing.T) {
 		}
 	}
 }
+
+// TestScoreStatusInAnyCase: a score status the specification or the contract names is
+// read in any case and kept in their spelling (rule 20); another stays as it came.
+func TestScoreStatusInAnyCase(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"IDLE": ScoreStatusIdle, "Pending": ScoreStatusPending, "RENDERING": ScoreStatusRendering,
+		"Error": ScoreStatusError, "idle": ScoreStatusIdle, "ARCHIVED": "ARCHIVED",
+	} {
+		var s Score
+		if err := json.Unmarshal([]byte(`{"id":"s-1","status":"`+in+`"}`), &s); err != nil {
+			t.Fatal(err)
+		}
+		if s.Status != want {
+			t.Errorf("status %q read as %q, want %q", in, s.Status, want)
+		}
+	}
+}

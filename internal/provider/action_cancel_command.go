@@ -117,7 +117,7 @@ func ended(cmd *client.Command, diags *diag.Diagnostics) bool {
 	if !cmd.Command.Terminal() {
 		return false
 	}
-	if e := cmd.Command.Error; e != nil && e.Cause == "canceled" {
+	if e := cmd.Command.Error; e != nil && e.Cause == client.CauseCanceled {
 		return true
 	}
 	diags.AddError("Command already ended",
