@@ -22,13 +22,11 @@ import (
 )
 
 // huntOpen names the hunt's readings that failed on first contact, with why.
-var huntOpen = map[string]string{
-}
+var huntOpen = map[string]string{}
 
 // huntFieldUnaffected names the open readings whose failure the configuration of
 // TestAccField_everyReading does not meet (it reads no command), so that it runs there.
-var huntFieldUnaffected = map[string]bool{
-}
+var huntFieldUnaffected = map[string]bool{}
 
 // skipIfHuntOpen skips a test of a reading the provider does not meet yet.
 func skipIfHuntOpen(t *testing.T, reading string) {
