@@ -392,10 +392,13 @@ const fuzzHost = "127.0.0.1:9"
 // fuzzedRoute is a transport for the fuzz targets that go through the whole pipeline:
 // the emulator answers every request but those to a path ending in route, which get
 // the fuzzed answer. It refuses, and remembers, a request to any other host than the
-// platform's: a credential must never leave for a host the user did not name.
+// platform's: a credential must never leave for a host the user did not name. With
+// elsewhere set, such a request is refused without being remembered (the registry
+// may list services on other hosts, which platformHref trusts).
 type fuzzedRoute struct {
 	emu         *emulatorTransport
 	route       string
+	elsewhere   bool
 	status      int
 	contentType string
 	body        []byte
@@ -404,9 +407,11 @@ type fuzzedRoute struct {
 }
 
 func (tr *fuzzedRoute) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.URL.Host != fuzzHost {
+	if req.URL.Host != fuzzHost || req.URL.Scheme != "http" {
 		tr.mu.Lock()
-		tr.foreign = append(tr.foreign, req.Method+" "+req.URL.Redacted())
+		if !tr.elsewhere {
+			tr.foreign = append(tr.foreign, req.Method+" "+req.URL.Redacted())
+		}
 		tr.mu.Unlock()
 		return nil, errors.New("fuzz: a request to another host than the platform's")
 	}
