@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math/big"
 	"net/http"
@@ -36,7 +37,11 @@ func within(t *testing.T, what string, input any, fn func()) {
 	start := time.Now()
 	fn()
 	if d := time.Since(start); d > fuzzLimit {
-		t.Fatalf("%s took %v (more than %v) for the input %q", what, d, fuzzLimit, input)
+		text := fmt.Sprintf("%q", input)
+		if len(text) > 300 {
+			text = fmt.Sprintf("%s… (%d characters)", text[:300], len(text))
+		}
+		t.Fatalf("%s took %v (more than %v) for the input %s", what, d, fuzzLimit, text)
 	}
 }
 
