@@ -197,7 +197,7 @@ func (c *Client) grant(ctx context.Context) (*AccessToken, error) {
 		tok.TokenType = "Bearer"
 	}
 	if out.ExpiresIn > 0 {
-		tok.lifetime = time.Duration(out.ExpiresIn) * time.Second
+		tok.lifetime = secondsOf(int64(out.ExpiresIn))
 		tok.ExpiresAt = start.Add(tok.lifetime)
 	}
 	c.credLoads.loaded()
@@ -385,7 +385,7 @@ func (c *Client) extend(ctx context.Context, tok *AccessToken) (*AccessToken, er
 	next := *tok
 	switch {
 	case info.ExpiresIn != nil && *info.ExpiresIn > 0:
-		next.lifetime = time.Duration(*info.ExpiresIn) * time.Second
+		next.lifetime = secondsOf(int64(*info.ExpiresIn))
 		next.ExpiresAt = start.Add(next.lifetime)
 	case !info.expiresAt().IsZero():
 		// On the platform's clock: this machine's may be hours away.

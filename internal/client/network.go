@@ -129,8 +129,9 @@ func CheckRequestHeader(name, value string) string {
 	}) {
 		return fmt.Sprintf("%q is not a valid header name (letters, digits and !#$%%&'*+-.^_`|~ only)", name)
 	}
-	if strings.ContainsAny(value, "\r\n\x00") {
-		return fmt.Sprintf("the value of %s holds a line break or a NUL character", canonical)
+	// RFC 9110 §5.5: no control character but the tab (net/http refuses the others).
+	if strings.ContainsFunc(value, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }) {
+		return fmt.Sprintf("the value of %s holds a control character (a line break, NUL or DEL; only the tab is allowed)", canonical)
 	}
 	return ""
 }

@@ -9,6 +9,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -282,6 +283,15 @@ func retryAfter(h http.Header) (time.Duration, bool) {
 	return parseRetryAfter(h.Get("Retry-After"), now)
 }
 
+// secondsOf is n seconds (n ≥ 0) as a duration, or the longest duration when n
+// seconds are longer: multiplying would overflow into a negative or a short one.
+func secondsOf(n int64) time.Duration {
+	if n > math.MaxInt64/int64(time.Second) {
+		return math.MaxInt64
+	}
+	return time.Duration(n) * time.Second
+}
+
 // parseRetryAfter reads a Retry-After value in seconds or as an HTTP date, a date
 // being judged against now.
 func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
@@ -293,7 +303,7 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 		if s < 0 {
 			return 0, false
 		}
-		return time.Duration(s) * time.Second, true
+		return secondsOf(s), true
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		if d := t.Sub(now); d > 0 {

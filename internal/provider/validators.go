@@ -124,6 +124,10 @@ func checkScoreURL(s string) string {
 	if reason := checkAbsoluteURL(s); reason != "" {
 		return reason
 	}
+	if u, _ := url.Parse(s); strings.TrimSuffix(u.Hostname(), ".") == "" {
+		// "http://.": the host is the DNS root alone (the platform drops one final dot).
+		return fmt.Sprintf("%q has no host", s)
+	}
 	if n := len(s); n > maxScoreURL {
 		return fmt.Sprintf("it has %d characters", n)
 	}
