@@ -5,6 +5,7 @@ package client
 
 import (
 	"encoding/json"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -49,25 +50,34 @@ func FuzzSettingsAnswer(f *testing.F) {
 // a header; its errors quote nothing of the answer.
 func FuzzLoginAnswer(f *testing.F) {
 	for _, b := range answersOf(f, kindLogin) {
-		f.Add(b)
+		f.Add(b, "")
 	}
 	for _, b := range hostileBodies() {
-		f.Add(b)
+		f.Add(b, "")
+		f.Add(b, "header-token")
 	}
-	f.Add([]byte(`"tok\u0000en"`))
-	f.Add([]byte("  secret-token\r\n"))
-	f.Fuzz(func(t *testing.T, body []byte) {
+	f.Add([]byte(`"tok\u0000en"`), "")
+	f.Add([]byte("  secret-token\r\n"), "")
+	f.Add([]byte(""), "secret-token")
+	f.Add([]byte(""), "two words")
+	f.Fuzz(func(t *testing.T, body []byte, header string) {
 		var token string
 		var err error
-		within(t, "sessionToken", body, func() { token, err = sessionToken(body) })
+		h := http.Header{}
+		if header != "" {
+			h.Set("token", header)
+		}
+		within(t, "sessionToken", body, func() { token, err = sessionToken(body, h) })
 		if err != nil {
-			if text := strings.TrimSpace(string(body)); len(text) >= 8 && strings.Contains(err.Error(), text) {
-				t.Fatalf("the error quotes the answer: %v", err)
+			for _, text := range []string{strings.TrimSpace(string(body)), strings.TrimSpace(header)} {
+				if len(text) >= 8 && strings.Contains(err.Error(), text) {
+					t.Fatalf("the error quotes the answer: %v", err)
+				}
 			}
 			return
 		}
 		if token == "" || len(token) > 4096 || strings.ContainsFunc(token, func(r rune) bool { return r <= ' ' || r >= 0x7f }) {
-			t.Fatalf("the login answer %q gave the token %q, which is not one printable word", body, token)
+			t.Fatalf("the login answer %q (header %q) gave the token %q, which is not one printable word", body, header, token)
 		}
 	})
 }
