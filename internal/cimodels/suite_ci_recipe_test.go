@@ -3,6 +3,7 @@
 package cimodels
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -294,6 +295,43 @@ func mustRead(t *testing.T, name string) []byte {
 	return b
 }
 
+// recipeLimit is the time limit a model with the stand-in terraform gives the recipe
+// (APPLY_TIME_LIMIT, counted from the recipe's start): 2 s, or four times the measured
+// time from the recipe's start to the stand-in's, when that is longer. The limit
+// must come after terraform has set its signal handler (a signal before it ends the
+// stand-in unrecorded), and how long the test binary takes to get there under the
+// recipe (with -race, beside a loaded suite) is the machine's speed, not the model's.
+func recipeLimit(t *testing.T, recipe string) time.Duration {
+	t.Helper()
+	dir := t.TempDir()
+	acctest.WriteFile(t, filepath.Join(dir, "ci-apply.sh"), recipe)
+	bin, record := acctest.StandInTerraform(t)
+	cmd := exec.CommandContext(t.Context(), "bash", "ci-apply.sh")
+	cmd.Dir = dir
+	cmd.Env = append(acctest.CleanEnv(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		acctest.StandInRecordVar+"="+record, acctest.StandInRunVar+"=0s")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	started := acctest.WaitFor(time.Minute, func() bool { return acctest.ReadStandIn(record).Started })
+	took := time.Since(start)
+	if err := cmd.Wait(); err != nil || !started {
+		t.Fatalf("the recipe around a stand-in that ends at once (started: %t): %v\n%s", started, err, out.String())
+	}
+	limit := max(2*time.Second, 4*took)
+	t.Logf("terraform's signal handler is set %s after the recipe's start: its time limit is %s", took.Round(time.Millisecond), limit.Round(10*time.Millisecond))
+	return limit
+}
+
+// limitEnv is the environment of a model whose recipe stops at limit: the limit, and a
+// stand-in whose apply lasts 20 s past it, so that the limit comes while it runs.
+func limitEnv(limit time.Duration) []string {
+	return []string{fmt.Sprintf("APPLY_TIME_LIMIT=%.2f", limit.Seconds()), acctest.StandInRunVar + "=" + (limit + 20*time.Second).String()}
+}
+
 // TestCIRecipe_oneSignalAtItsTimeLimit runs the guide's CI recipe as printed with the
 // stand-in terraform (internal/acctest/standin.go), as a CI job does, in a process group
 // of its own: a run within its time limit passes terraform its arguments and its exit
@@ -379,11 +417,12 @@ func TestCIRecipe_oneSignalAtItsTimeLimit(t *testing.T) {
 			}
 		}
 	})
-	// Limits of 2 s: terraform has started by then (its signal handler set), also on a
-	// slow machine.
+	// Limits of recipeLimit: terraform has started by then (its signal handler set),
+	// also on a slow machine.
+	limit := recipeLimit(t, recipe)
 	t.Run("stopped by its time limit", func(t *testing.T) {
 		t.Parallel()
-		out, code, r := run(t, []string{"APPLY_TIME_LIMIT=2"})
+		out, code, r := run(t, limitEnv(limit))
 		if code != 124 || !strings.Contains(out, "stopped at its time limit") {
 			t.Errorf("exit %d, want 124 and the recipe's message:\n%s", code, out)
 		}
@@ -393,7 +432,7 @@ func TestCIRecipe_oneSignalAtItsTimeLimit(t *testing.T) {
 	})
 	t.Run("a terraform that does not stop is killed", func(t *testing.T) {
 		t.Parallel()
-		out, _, r := run(t, []string{"APPLY_TIME_LIMIT=2", "APPLY_KILL_AFTER=1", acctest.StandInGraceVar + "=10m"})
+		out, _, r := run(t, append(limitEnv(limit), "APPLY_KILL_AFTER=1", acctest.StandInGraceVar+"=10m"))
 		if len(r.Signals) != 1 || r.Exit != "" || !strings.Contains(out, "did not stop within 1 s of its signal: killing it") {
 			t.Errorf("terraform %+v, want one interrupt and then the kill:\n%s", r, out)
 		}

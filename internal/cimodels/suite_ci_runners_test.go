@@ -792,7 +792,8 @@ func (o standInStop) String() string {
 // standInStops runs the step under runner r with the stand-in as terraform (behind the
 // wrapper when set) three times, and stops the job as the runner does 200 ms after the
 // stand-in started (early) and 2 s after (late), then lets the recipe's own time limit
-// of 2 s stop it. The stand-in's apply would take 20 s: every stop comes while it runs.
+// (recipeLimit: 2 s, or longer on a slow machine) stop it. The stand-in's apply would
+// take 20 s (20 s past the limit): every stop comes while it runs.
 func standInStops(t *testing.T, r ciRunner, recipe, step, wrapper string) []standInStop {
 	t.Helper()
 	var stops []standInStop
@@ -803,7 +804,7 @@ func standInStops(t *testing.T, r ciRunner, recipe, step, wrapper string) []stan
 	}{
 		{"Cancel early", 200 * time.Millisecond, 0},
 		{"Cancel late", 2 * time.Second, 0},
-		{"the recipe's limit", 0, 2 * time.Second},
+		{"the recipe's limit", 0, recipeLimit(t, recipe)},
 	} {
 		dir := t.TempDir()
 		acctest.WriteFile(t, filepath.Join(dir, "ci-apply.sh"), recipe)
@@ -830,7 +831,7 @@ func standInStops(t *testing.T, r ciRunner, recipe, step, wrapper string) []stan
 			"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
 			acctest.StandInRecordVar+"="+record, ciJobVar+"="+j.marker)
 		if s.limit > 0 {
-			j.cmd.Env = append(j.cmd.Env, fmt.Sprintf("APPLY_TIME_LIMIT=%.2f", s.limit.Seconds()))
+			j.cmd.Env = append(j.cmd.Env, limitEnv(s.limit)...)
 		}
 		// A file, not a pipe: the detached terraform holds the job's output open.
 		logFile, err := os.Create(filepath.Join(t.TempDir(), "job.log"))
