@@ -370,15 +370,7 @@ func runPlace(t *testing.T, c placeCase, recipe string) (standInStop, bool) {
 	if !j.exited(300 * time.Millisecond) {
 		c.stop(j)
 	}
-	// What still runs 3 s after the place counted the job as over outlived it (as in
-	// standInStops); it is killed then.
-	if !acctest.WaitFor(3*time.Second, func() bool { return len(tagged(ciJobVar+"="+j.marker)) == 0 }) {
-		for _, p := range tagged(ciJobVar + "=" + j.marker) {
-			comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", p.PID))
-			o.outlived = append(o.outlived, strings.TrimSpace(string(comm)))
-			_ = syscall.Kill(p.PID, syscall.SIGKILL)
-		}
-	}
+	o.outlived = outlivers(j.ciJob)
 	<-j.done
 	o.run, o.out = acctest.ReadStandIn(record), string(mustRead(t, logFile.Name()))
 	return o, j.killed

@@ -120,6 +120,21 @@ func tagged(kv string) []acctest.Process {
 	return ps
 }
 
+// outlivers returns the names of the job's processes still running 3 s after the
+// runner or the place counted it as over, which outlived it (as in runCIStops), and
+// kills them.
+func outlivers(j *ciJob) []string {
+	var names []string
+	if !acctest.WaitFor(3*time.Second, func() bool { return len(tagged(ciJobVar+"="+j.marker)) == 0 }) {
+		for _, p := range tagged(ciJobVar + "=" + j.marker) {
+			comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", p.PID))
+			names = append(names, strings.TrimSpace(string(comm)))
+			_ = syscall.Kill(p.PID, syscall.SIGKILL)
+		}
+	}
+	return names
+}
+
 // processGone reports whether pid has no /proc entry left (a zombie still has one).
 func processGone(pid int) bool {
 	_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
@@ -850,15 +865,7 @@ func standInStops(t *testing.T, r ciRunner, recipe, step, wrapper string) []stan
 			r.stop(j)
 		}
 		o := standInStop{what: s.what}
-		// What is still running 3 s after the runner counted the job as over outlived it
-		// (as in runCIStops); it is killed then.
-		if !acctest.WaitFor(3*time.Second, func() bool { return len(tagged(ciJobVar+"="+j.marker)) == 0 }) {
-			for _, p := range tagged(ciJobVar + "=" + j.marker) {
-				comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", p.PID))
-				o.outlived = append(o.outlived, strings.TrimSpace(string(comm)))
-				_ = syscall.Kill(p.PID, syscall.SIGKILL)
-			}
-		}
+		o.outlived = outlivers(j)
 		<-j.done
 		o.run, o.out = acctest.ReadStandIn(record), string(mustRead(t, logFile.Name()))
 		if s.limit > 0 && !strings.Contains(o.out, "stopped at its time limit") {
