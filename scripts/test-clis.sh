@@ -28,7 +28,7 @@ for bin in $TERRAFORM_BINARIES; do
 	case "$name" in OpenTofu*) host=registry.opentofu.org ;; esac
 	note "$name ($bin)"
 	out=$(TF_ACC=1 TF_ACC_TERRAFORM_PATH="$bin" TF_ACC_PROVIDER_HOST="$host" \
-		bash scripts/gotest.sh -count=1 -timeout 20m ./internal/provider/ 2>&1)
+		bash scripts/gotest.sh -count=1 -timeout 20m ./internal/provider/ ./internal/cimodels/ 2>&1)
 	rc=$?
 	printf '%s\n' "$out"
 	summary+=("$name: $(printf '%s\n' "$out" | sed -n 's/^==> tests: //p') (exit $rc)")

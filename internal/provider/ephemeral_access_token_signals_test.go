@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/acctest"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
@@ -178,13 +179,13 @@ terraform {
 // names name.
 func childrenNamed(parent int, name string) []int {
 	var pids []int
-	for _, p := range processes() {
-		if p.ppid != parent {
+	for _, p := range acctest.Processes() {
+		if p.PPID != parent {
 			continue
 		}
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.pid), "cmdline"))
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.PID), "cmdline"))
 		if strings.Contains(string(cmdline), name) {
-			pids = append(pids, p.pid)
+			pids = append(pids, p.PID)
 		}
 	}
 	return pids

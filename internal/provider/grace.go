@@ -22,6 +22,10 @@ const stopGrace = 5 * time.Second
 // Terraform's own stop.
 const stopBound = 8 * time.Second
 
+// StopBound is stopBound for the models of CI runners and containers
+// (internal/cimodels), which check that it fits inside each place's grace.
+const StopBound = stopBound
+
 // publishSettle is how long, within stopGrace, a publish cut by the stop bound is looked
 // up (client.SettlePublish) before its outcome is left unknown: a GET of its alias, or
 // the listing of its score_url read again while a search index may lag it.

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"os"
 	"regexp"
 	"runtime"
@@ -22,20 +21,19 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-	"github.com/hashicorp/terraform-plugin-testing/helper/acctest"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/acctest"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
-	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
 )
 
 // testRenderDelay keeps scores in pending and rendering long enough to be seen, and
 // short enough for fast tests.
-const testRenderDelay = 20 * time.Millisecond
+const testRenderDelay = acctest.RenderDelay
 
 // envAccExternal, set to 1, points the acceptance tests at the platform named by the
 // provider's MEDIAPLATFORM_* environment variables instead of an in-process emulator
@@ -45,18 +43,14 @@ const envAccExternal = "MEDIAPLATFORM_ACC_EXTERNAL"
 // accPrefix starts the name of every object the acceptance tests create (score
 // aliases, score file names, domain names), so that the sweeper can find what an
 // interrupted run left behind.
-const accPrefix = "tf-acc-"
+const accPrefix = acctest.NamePrefix
 
 // accName returns a fresh object name: accPrefix and a random suffix.
-func accName() string {
-	return accPrefix + acctest.RandStringFromCharSet(10, acctest.CharSetAlphaNum)
-}
+var accName = acctest.Name
 
 // accScoreURL is the address of a score file named name (which starts with accPrefix,
 // so that the sweeper also recognises scores without an alias).
-func accScoreURL(name string) string {
-	return "https://cdn.example/scores/" + name + ".sib"
-}
+var accScoreURL = acctest.ScoreURL
 
 // accBrokenScoreURL is the address of a score file the platform cannot render: its
 // host does not exist (the emulator fails every host under .invalid).
@@ -150,27 +144,14 @@ func newTestEmulatorWith(t *testing.T, what string, opts emulator.Options) *test
 
 func startTestEmulator(t *testing.T, opts emulator.Options) *testEmulator {
 	t.Helper()
-	srv := emulatortest.Start(t, opts)
-	// Registered before anything of the test's own, so it runs after every other
-	// cleanup: by then the providers' and the test's clients have all closed, and
-	// like the provider binary they must have left no session or token behind.
-	srv.ExpectLoggedOut(t)
-	return servedTestEmulator(t, srv.Emulator, srv.URL)
+	target := acctest.StartEmulator(t, opts) // with the check that the test logged out
+	return servedTestEmulator(t, target.Emulator, target.URL)
 }
 
 // servedTestEmulator is the target of an emulator a test serves itself at base
 // (scheme://host), e.g. over TLS.
 func servedTestEmulator(t *testing.T, emu *emulator.Emulator, base string) *testEmulator {
-	return &testEmulator{emu: emu, URL: base, t: t, cfg: emulatorConfig(emu, base)}
-}
-
-// emulatorConfig is the client configuration of an emulator's default accounts.
-func emulatorConfig(emu *emulator.Emulator, base string) client.Config {
-	return client.Config{
-		AdminURL: emu.AdminURL(base), AdminUsername: emulatortest.AdminUsername, AdminPassword: emulatortest.AdminPassword,
-		PlatformURL: emu.PlatformURL(base), ClientID: emulatortest.ClientID, ClientSecret: emulatortest.ClientSecret,
-		Username: emulatortest.Username, Password: emulatortest.Password,
-	}
+	return &testEmulator{emu: emu, URL: base, t: t, cfg: acctest.EmulatorConfig(emu, base)}
 }
 
 // control returns the in-process emulator to a test that needs what only an emulator
@@ -246,23 +227,7 @@ func providerConfigWith(e *testEmulator, adminPassword, password string) string 
 }
 
 // providerBlock is a provider block with every setting of cfg that is set.
-func providerBlock(cfg client.Config) string {
-	var b strings.Builder
-	b.WriteString("\nprovider \"mediaplatform\" {\n")
-	for _, s := range []struct{ name, value string }{
-		{"admin_url", cfg.AdminURL}, {"admin_username", cfg.AdminUsername}, {"admin_password", cfg.AdminPassword},
-		{"platform_url", cfg.PlatformURL}, {"client_id", cfg.ClientID}, {"client_secret", cfg.ClientSecret},
-		{"basic_token", cfg.BasicToken}, {"username", cfg.Username}, {"password", cfg.Password},
-		{"publishing_url", cfg.PublishingURL}, {"publishing_service", cfg.PublishingService},
-		{"registry_url", cfg.RegistryURL},
-	} {
-		if s.value != "" {
-			fmt.Fprintf(&b, "  %s = %q\n", s.name, s.value)
-		}
-	}
-	b.WriteString("}\n")
-	return b.String()
-}
+var providerBlock = acctest.ProviderBlock
 
 // newClient returns an API client for the default accounts; the caller closes it.
 func (e *testEmulator) newClient() (*client.Client, error) {
@@ -602,25 +567,13 @@ func sharedProviderFactories(p provider.Provider) map[string]func() (tfprotov6.P
 	}
 }
 
-// TestMain runs the tests, or with -sweep the sweepers instead, or, run as terraform
-// by a test of the CI signals, the stand-in terraform.
+// TestMain runs the tests, or with -sweep the sweepers instead.
 func TestMain(m *testing.M) {
-	if os.Getenv(standInRecordVar) != "" {
-		// Run as the stand-in terraform (harness_standin_test.go), not as the tests.
-		os.Exit(terraformStandIn())
-	}
 	flag.Parse()
 	if f := flag.Lookup("sweep"); f == nil || f.Value.String() == "" {
 		clearProviderEnvironment()
 	}
-	if run := flag.Lookup("test.run"); os.Getenv(resource.EnvTfAcc) == "" && run != nil && strings.Contains(run.Value.String(), "TestAcc") {
-		// Without TF_ACC every TestAcc… test skips and go test prints "ok": asked for
-		// by name, they fail instead of passing silently.
-		fmt.Fprintf(os.Stderr, "-run %s asks for acceptance tests, and TF_ACC is not set, so they would all be skipped: "+
-			"run them with TF_ACC=1 CHECKPOINT_DISABLE=1 (Terraform on PATH, or TF_ACC_TERRAFORM_PATH=/path/to/terraform)\n",
-			run.Value.String())
-		os.Exit(2)
-	}
+	acctest.RefuseSkippedAcc()
 	if os.Getenv(resource.EnvTfAcc) != "" {
 		waitingParallelism()
 	}
@@ -650,7 +603,7 @@ func waitingParallelism() {
 type removingProviderBuild struct{ m *testing.M }
 
 func (r removingProviderBuild) Run() int {
-	defer removeProviderBuild()
+	defer acctest.RemoveProviderBuild()
 	return r.m.Run()
 }
 

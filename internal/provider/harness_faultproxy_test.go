@@ -3,6 +3,7 @@ package provider
 import (
 	"testing"
 
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/acctest"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
@@ -20,8 +21,9 @@ func newProxiedTestEmulator(t *testing.T, what string) (*testEmulator, *faultpro
 // newProxiedTestEmulatorWith is newProxiedTestEmulator with the emulator's options.
 func newProxiedTestEmulatorWith(t *testing.T, what string, opts emulator.Options) (*testEmulator, *faultproxy.Proxy) {
 	t.Helper()
-	direct := newTestEmulatorWith(t, what, opts)
-	p := faultproxy.Start(direct.URL)
-	t.Cleanup(p.Close)
-	return servedTestEmulator(t, direct.emu, p.URL), p
+	if externalPlatform != nil {
+		t.Skip("needs the emulator's control surface: " + what)
+	}
+	target, p := acctest.StartProxied(t, opts)
+	return servedTestEmulator(t, target.Emulator, target.URL), p
 }

@@ -4,13 +4,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/acctest"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
-	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/testca"
 )
 
 // gatewayHeader is the access header the test gateway demands.
-const gatewayHeader, gatewaySecret = "CF-Access-Client-Secret", "gw-7f3a9c1e5b"
+const gatewayHeader, gatewaySecret = acctest.GatewayHeader, acctest.GatewaySecret
 
 // newGatewayEmulator serves an emulator over TLS behind a gateway that demands a
 // client certificate of ca and the access header, and returns it with its server
@@ -31,8 +31,6 @@ func newGatewayEmulatorWith(t *testing.T, ca *testca.CA, opts emulator.Options) 
 	if externalPlatform != nil {
 		t.Skip("needs the emulator's control surface: a gateway demanding a client certificate and a header")
 	}
-	opts.Faults.ClientCACertPEM = ca.PEM
-	opts.Faults.RequireHeader = &emulator.HeaderRequirement{Name: gatewayHeader, Value: gatewaySecret}
-	srv := emulatortest.StartTLS(t, opts)
-	return servedTestEmulator(t, srv.Emulator, srv.URL), srv.CertPEM()
+	target, certPEM := acctest.StartGateway(t, ca, opts)
+	return servedTestEmulator(t, target.Emulator, target.URL), certPEM
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/acctest"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
@@ -127,32 +128,16 @@ func exitReportsIn(log string) exitReports {
 	return r
 }
 
-// childProcesses returns the PIDs of parent's children whose command name (as
+// childProcesses returns the PIDs of parent's live children whose command name (as
 // /proc/PID/comm gives it, at most 15 characters) is comm.
 func childProcesses(parent int, comm string) []int {
-	entries, _ := os.ReadDir("/proc")
 	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
+	for _, p := range acctest.Processes() {
+		if p.PPID != parent {
 			continue
 		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
-		i := strings.LastIndexByte(string(stat), ')')
-		j := strings.IndexByte(string(stat), '(')
-		if i < 0 || j < 0 {
-			continue
-		}
-		fields := strings.Fields(string(stat[i+1:]))
-		if len(fields) < 2 || string(stat[j+1:i]) != comm {
-			continue
-		}
-		if ppid, err := strconv.Atoi(fields[1]); err == nil && ppid == parent {
-			pids = append(pids, pid)
+		if name, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.PID), "comm")); err == nil && strings.TrimSuffix(string(name), "\n") == comm {
+			pids = append(pids, p.PID)
 		}
 	}
 	return pids

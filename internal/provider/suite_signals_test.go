@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/acctest"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
@@ -193,13 +194,13 @@ func TestAccProviderSignals(t *testing.T) {
 // or 0.
 func childNamed(t *testing.T, parent int, name string) int {
 	t.Helper()
-	for _, p := range processes() {
-		if p.ppid != parent {
+	for _, p := range acctest.Processes() {
+		if p.PPID != parent {
 			continue
 		}
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.pid), "cmdline"))
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.PID), "cmdline"))
 		if strings.Contains(string(cmdline), name) {
-			return p.pid
+			return p.PID
 		}
 	}
 	return 0

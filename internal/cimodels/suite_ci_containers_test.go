@@ -1,10 +1,10 @@
 //go:build linux
 
-package provider
+package cimodels
 
 // The places around Terraform that stop it in their own ways, modelled as the CI runner
 // models are (suite_ci_runners_test.go) and run with the stand-in terraform
-// (harness_standin_test.go): a container whose stop reaches only its main process
+// (internal/acctest/standin.go): a container whose stop reaches only its main process
 // (`docker stop`, Kubernetes' pod termination, GitLab's FF_USE_NATIVE_CONTAINER_STOP),
 // Terragrunt, Atlantis and HCP Terraform. A container is a real PID namespace
 // (util-linux's `unshare --pid --fork`, which needs root): its first process is PID 1,
@@ -25,7 +25,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/acctest"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/provider"
 )
 
 // placeScale divides the places' own delays (docker stop's 10 s, Kubernetes' 30 s,
@@ -117,15 +120,15 @@ func (w placeWant) String() string {
 }
 
 // placeOutcome classifies what the stand-in recorded.
-func placeOutcome(r standInRun) placeWant {
+func placeOutcome(r acctest.StandInRun) placeWant {
 	switch {
-	case len(r.signals) >= 2:
+	case len(r.Signals) >= 2:
 		return twoInterrupts
-	case len(r.signals) == 1 && r.exit != "":
+	case len(r.Signals) == 1 && r.Exit != "":
 		return oneInterrupt
-	case len(r.signals) == 1:
+	case len(r.Signals) == 1:
 		return killedStopping
-	case r.exit == "0":
+	case r.Exit == "0":
 		return finishes
 	}
 	return killedUnawares
@@ -141,7 +144,7 @@ type placeJob struct {
 // mainProcess is the container's PID 1 as the host sees it: unshare's only child.
 func (j *placeJob) mainProcess() int {
 	var pid int
-	waitFor(time.Minute, func() bool {
+	acctest.WaitFor(time.Minute, func() bool {
 		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", j.cmd.Process.Pid, j.cmd.Process.Pid))
 		if err != nil {
 			return true
@@ -202,7 +205,7 @@ func TestCIRunners_containersAndWrappers(t *testing.T) {
 	}
 	t.Parallel()
 	recipe := ciRecipe(t)
-	bound := scaled(stopBound)
+	bound := scaled(provider.StopBound)
 	cases := []placeCase{
 		{
 			name: "docker stop, terraform as PID 1 (exec form)", argv: []string{"terraform", "apply", "-auto-approve", "-input=false"},
@@ -313,8 +316,8 @@ func cancelRun(j *placeJob) {
 func runPlace(t *testing.T, c placeCase, recipe string) (standInStop, bool) {
 	t.Helper()
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "ci-apply.sh"), recipe)
-	standIn, record := standInTerraform(t)
+	acctest.WriteFile(t, filepath.Join(dir, "ci-apply.sh"), recipe)
+	standIn, record := acctest.StandInTerraform(t)
 	// terraform: `init` does nothing (and records nothing), anything else is the
 	// stand-in itself (exec: the same process).
 	bin := t.TempDir()
@@ -324,7 +327,7 @@ func runPlace(t *testing.T, c placeCase, recipe string) (standInStop, bool) {
 		"atlantis":   waitingServerModel,
 		"hcp-agent":  waitingServerModel,
 	} {
-		writeFile(t, filepath.Join(bin, name), script)
+		acctest.WriteFile(t, filepath.Join(bin, name), script)
 		if err := os.Chmod(filepath.Join(bin, name), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -350,8 +353,8 @@ func runPlace(t *testing.T, c placeCase, recipe string) (standInStop, bool) {
 	j.cmd = exec.CommandContext(context.Background(), argv[0], argv[1:]...)
 	j.cmd.Dir = dir
 	j.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	j.cmd.Env = append(cleanEnv(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"TERRAFORM_STAND_IN="+filepath.Join(standIn, "terraform"), standInRecordVar+"="+record, standInRunVar+"="+apply.String(), standInGraceVar+"="+c.terraformStop.String(),
+	j.cmd.Env = append(acctest.CleanEnv(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"TERRAFORM_STAND_IN="+filepath.Join(standIn, "terraform"), acctest.StandInRecordVar+"="+record, acctest.StandInRunVar+"="+apply.String(), acctest.StandInGraceVar+"="+c.terraformStop.String(),
 		"TG_FORWARD="+micros(scaled(terragruntForward)), "TG_KILL="+micros(scaled(terragruntKill)), ciJobVar+"="+j.marker)
 	logFile, err := os.Create(filepath.Join(t.TempDir(), "job.log"))
 	if err != nil {
@@ -360,24 +363,16 @@ func runPlace(t *testing.T, c placeCase, recipe string) (standInStop, bool) {
 	defer logFile.Close()
 	j.cmd.Stdout, j.cmd.Stderr = logFile, logFile
 	j.launch()
-	if !waitFor(time.Minute, func() bool { return readStandIn(record).started }) {
+	if !acctest.WaitFor(time.Minute, func() bool { return acctest.ReadStandIn(record).Started }) {
 		t.Fatalf("%s: the stand-in terraform did not start within a minute:\n%s", c.name, mustRead(t, logFile.Name()))
 	}
 	o := standInStop{what: c.name}
 	if !j.exited(300 * time.Millisecond) {
 		c.stop(j)
 	}
-	// What still runs 3 s after the place counted the job as over outlived it (as in
-	// standInStops); it is killed then.
-	if !waitFor(3*time.Second, func() bool { return len(tagged(ciJobVar+"="+j.marker)) == 0 }) {
-		for _, p := range tagged(ciJobVar + "=" + j.marker) {
-			comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", p.pid))
-			o.outlived = append(o.outlived, strings.TrimSpace(string(comm)))
-			_ = syscall.Kill(p.pid, syscall.SIGKILL)
-		}
-	}
+	o.outlived = outlivers(j.ciJob)
 	<-j.done
-	o.run, o.out = readStandIn(record), string(mustRead(t, logFile.Name()))
+	o.run, o.out = acctest.ReadStandIn(record), string(mustRead(t, logFile.Name()))
 	return o, j.killed
 }
 
@@ -406,7 +401,7 @@ func containerStart(j *ciJob, step string) *exec.Cmd {
 // for the runners: one interrupt, nothing lost, no credential left, the next apply
 // creates only what is missing.
 func TestAccCIRunners_containers(t *testing.T) {
-	terraformPath := cliForTests(t)
+	terraformPath := acctest.CLI(t)
 	for _, name := range []string{"bash", "setsid", "unshare"} {
 		if _, err := exec.LookPath(name); err != nil {
 			t.Skipf("%s is not on PATH", name)
@@ -421,7 +416,7 @@ func TestAccCIRunners_containers(t *testing.T) {
 	// development override, which init cannot install offline: init does nothing here,
 	// and every other command is terraform itself (exec: the same process).
 	const skipInit = "#!/bin/sh\n[ \"$1\" = init ] && exit 0\nexec \"$TERRAFORM_CLI_PATH/terraform-bin\" \"$@\"\n"
-	runCIStops(t, docker, terraformPath, providerCLIConfig(t), ciRecipe(t), ciStepCommands(t, "Containers"), skipInit, ciRequireSafe, false)
+	runCIStops(t, docker, terraformPath, acctest.ProviderCLIConfig(t), ciRecipe(t), ciStepCommands(t, "Containers"), skipInit, ciRequireSafe, false)
 }
 
 // TestAccCIRunners_containerEntrypoints runs an apply of 24 scores (each publish's
@@ -433,7 +428,7 @@ func TestAccCIRunners_containers(t *testing.T) {
 // "Containers" warns of. Each logs the seconds from the stop to the container's end,
 // the interrupts, the scores lost, the credentials left and the next apply.
 func TestAccCIRunners_containerEntrypoints(t *testing.T) {
-	newWorkspace := cliWorkspaces(t)
+	newWorkspace := acctest.Workspaces(t)
 	if err := exec.CommandContext(context.Background(), "unshare", "--pid", "--fork", "--mount-proc", "true").Run(); err != nil {
 		t.Skipf("no PID namespace for the container model (unshare --pid --fork needs root): %v", err)
 	}
@@ -448,8 +443,8 @@ func TestAccCIRunners_containerEntrypoints(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			const scores = 24
-			emu, proxy := newProxiedTestEmulator(t, "held publishes and the credentials left")
-			ctl := emu.control(t, "held publishes and the credentials left")
+			emu, proxy := acctest.StartProxied(t, emulator.Options{RenderDelay: acctest.RenderDelay})
+			ctl := emu.Emulator
 			w := newWorkspace(t, emu, fmt.Sprintf(`
 resource "mediaplatform_score" "s" {
   count     = %d
@@ -458,15 +453,15 @@ resource "mediaplatform_score" "s" {
 }
 `, scores))
 			proxy.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/scores$`, Delay: 2 * time.Second})
-			j := &ciJob{t: t, dir: w.dir, marker: fmt.Sprintf("%d-entry-%d", os.Getpid(), time.Now().UnixNano()), done: make(chan struct{})}
+			j := &ciJob{t: t, dir: w.Dir, marker: fmt.Sprintf("%d-entry-%d", os.Getpid(), time.Now().UnixNano()), done: make(chan struct{})}
 			j.cmd = containerStart(j, c.command)
-			j.cmd.Dir = w.dir
-			j.cmd.Env = append(w.command("version").Env, "PATH="+filepath.Dir(w.terraform)+string(os.PathListSeparator)+os.Getenv("PATH"),
+			j.cmd.Dir = w.Dir
+			j.cmd.Env = append(w.Command("version").Env, "PATH="+filepath.Dir(w.Terraform)+string(os.PathListSeparator)+os.Getenv("PATH"),
 				"TF_CLI_ARGS_apply=-parallelism=2", ciJobVar+"="+j.marker)
 			var out strings.Builder
 			j.cmd.Stdout, j.cmd.Stderr = &out, &out
 			j.launch()
-			if !waitFor(2*time.Minute, func() bool { return ctl.Stats().Scores >= 4 }) {
+			if !acctest.WaitFor(2*time.Minute, func() bool { return ctl.Stats().Scores >= 4 }) {
 				t.Fatalf("the apply made fewer than 4 scores in 2 minutes:\n%s", out.String())
 			}
 			stopped := time.Now()
@@ -478,13 +473,13 @@ resource "mediaplatform_score" "s" {
 
 			interrupts := strings.Count(out.String(), "Interrupt received")
 			made := ctl.Stats().Scores
-			lost := made - len(stateIDs(w.dir))
-			waitFor(5*time.Second, func() bool { s := ctl.Stats(); return s.LiveTokens+s.LiveSessions == 0 })
+			lost := made - len(stateIDs(w.Dir))
+			acctest.WaitFor(5*time.Second, func() bool { s := ctl.Stats(); return s.LiveTokens+s.LiveSessions == 0 })
 			s := ctl.Stats()
 			tokens := s.LiveTokens + s.LiveSessions
 			// A credential the kill left is counted; it would expire in time.
 			ctl.Expire(true, true)
-			next, err := w.command("apply", "-auto-approve").CombinedOutput()
+			next, err := w.Command("apply", "-auto-approve").CombinedOutput()
 			nextApply := "the next apply creates only what is missing"
 			if err != nil {
 				nextApply = fmt.Sprintf("the next apply fails %d × %q", strings.Count(string(next), "Unable to publish score"), "Unable to publish score")
@@ -498,7 +493,7 @@ resource "mediaplatform_score" "s" {
 				t.Errorf("without exec, the stop did no harm, which the guide says it does:\n%s", out.String())
 			}
 			if err == nil {
-				w.run("destroy", "-auto-approve")
+				w.Run("destroy", "-auto-approve")
 			}
 		})
 	}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package provider
+package cimodels
 
 import (
 	"bytes"
@@ -13,13 +13,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/acctest"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
@@ -61,7 +61,7 @@ const ciJobVar = "CI_MODEL_JOB"
 // minutes at most).
 func (j *ciJob) until(cond func() bool) bool {
 	held := false
-	waitFor(5*time.Minute, func() bool {
+	acctest.WaitFor(5*time.Minute, func() bool {
 		if held = cond(); held {
 			return true
 		}
@@ -95,7 +95,7 @@ func (j *ciJob) launch() {
 	go func() { _ = j.cmd.Wait(); close(j.done) }()
 	j.t.Cleanup(func() {
 		for _, p := range tagged(ciJobVar + "=" + j.marker) {
-			_ = syscall.Kill(p.pid, syscall.SIGKILL)
+			_ = syscall.Kill(p.PID, syscall.SIGKILL)
 		}
 	})
 }
@@ -109,49 +109,30 @@ func (j *ciJob) signalStep(sig syscall.Signal, group bool) {
 	_ = syscall.Kill(pid, sig)
 }
 
-// procInfo is what a runner reads of a process in /proc.
-type procInfo struct {
-	pid, ppid int
-	env       []string
-}
-
-// processes lists the live processes (zombies left out) as /proc shows them.
-func processes() []procInfo {
-	entries, _ := os.ReadDir("/proc")
-	var ps []procInfo
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
-		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-		if len(fields) < 2 || fields[0] == "Z" || fields[0] == "X" {
-			continue
-		}
-		ppid, _ := strconv.Atoi(fields[1])
-		environ, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil {
-			continue
-		}
-		ps = append(ps, procInfo{pid: pid, ppid: ppid, env: strings.Split(string(environ), "\x00")})
-	}
-	return ps
-}
-
 // tagged lists the live processes whose environment holds kv, as runners find them.
-func tagged(kv string) []procInfo {
-	var ps []procInfo
-	for _, p := range processes() {
-		if slices.Contains(p.env, kv) {
+func tagged(kv string) []acctest.Process {
+	var ps []acctest.Process
+	for _, p := range acctest.Processes() {
+		if slices.Contains(p.Env, kv) {
 			ps = append(ps, p)
 		}
 	}
 	return ps
+}
+
+// outlivers returns the names of the job's processes still running 3 s after the
+// runner or the place counted it as over, which outlived it (as in runCIStops), and
+// kills them.
+func outlivers(j *ciJob) []string {
+	var names []string
+	if !acctest.WaitFor(3*time.Second, func() bool { return len(tagged(ciJobVar+"="+j.marker)) == 0 }) {
+		for _, p := range tagged(ciJobVar + "=" + j.marker) {
+			comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", p.PID))
+			names = append(names, strings.TrimSpace(string(comm)))
+			_ = syscall.Kill(p.PID, syscall.SIGKILL)
+		}
+	}
+	return names
 }
 
 // processGone reports whether pid has no /proc entry left (a zombie still has one).
@@ -181,7 +162,7 @@ var ciRunners = []ciRunner{
 		// (JobExtension.cs).
 		name: "GitHub Actions",
 		start: func(j *ciJob, step string) *exec.Cmd {
-			writeFile(j.t, filepath.Join(j.dir, "step.sh"), step+"\n")
+			acctest.WriteFile(j.t, filepath.Join(j.dir, "step.sh"), step+"\n")
 			cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "step.sh")
 			cmd.Env = append(cmd.Env, "RUNNER_TRACKING_ID=github_"+j.marker)
 			return cmd
@@ -198,7 +179,7 @@ var ciRunners = []ciRunner{
 			}
 			j.exited(time.Minute)
 			for _, p := range tagged("RUNNER_TRACKING_ID=github_" + j.marker) {
-				_ = syscall.Kill(p.pid, syscall.SIGKILL)
+				_ = syscall.Kill(p.PID, syscall.SIGKILL)
 			}
 		},
 	},
@@ -209,7 +190,7 @@ var ciRunners = []ciRunner{
 		// the shell exits.
 		name: "GitLab Runner, shell executor",
 		start: func(j *ciJob, step string) *exec.Cmd {
-			writeFile(j.t, filepath.Join(j.dir, "job.sh"), gitlabJobScript(step))
+			acctest.WriteFile(j.t, filepath.Join(j.dir, "job.sh"), gitlabJobScript(step))
 			cmd := exec.Command("bash", "job.sh")
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 			return cmd
@@ -233,7 +214,7 @@ var ciRunners = []ciRunner{
 		name: "GitLab Runner, docker executor",
 		slow: true,
 		start: func(j *ciJob, step string) *exec.Cmd {
-			writeFile(j.t, filepath.Join(j.dir, "job.sh"), gitlabJobScript(step))
+			acctest.WriteFile(j.t, filepath.Join(j.dir, "job.sh"), gitlabJobScript(step))
 			cmd := exec.Command("bash", "job.sh")
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 			return cmd
@@ -241,8 +222,8 @@ var ciRunners = []ciRunner{
 		stop: func(j *ciJob) {
 			var pids []int
 			for _, p := range tagged(ciJobVar + "=" + j.marker) {
-				if p.pid != j.cmd.Process.Pid {
-					pids = append(pids, p.pid)
+				if p.PID != j.cmd.Process.Pid {
+					pids = append(pids, p.PID)
 				}
 			}
 			slices.Sort(pids)
@@ -261,7 +242,7 @@ var ciRunners = []ciRunner{
 			}
 			// The container stops: everything in it is killed.
 			for _, p := range tagged(ciJobVar + "=" + j.marker) {
-				_ = syscall.Kill(p.pid, syscall.SIGKILL)
+				_ = syscall.Kill(p.PID, syscall.SIGKILL)
 			}
 			j.exited(time.Minute)
 		},
@@ -275,7 +256,7 @@ var ciRunners = []ciRunner{
 		// up to SoftKillWaitSeconds (5 s) for it to be gone; no SIGKILL by default.
 		name: "Jenkins",
 		start: func(j *ciJob, step string) *exec.Cmd {
-			writeFile(j.t, filepath.Join(j.dir, "script.sh"), step+"\n")
+			acctest.WriteFile(j.t, filepath.Join(j.dir, "script.sh"), step+"\n")
 			cmd := exec.Command("sh", "-c", `sh -xe script.sh; echo $? > jenkins-result.txt`)
 			cmd.Env = append(cmd.Env, "JENKINS_SERVER_COOKIE=durable-"+j.marker,
 				"JENKINS_NODE_COOKIE="+j.marker, "BUILD_ID=42")
@@ -283,24 +264,24 @@ var ciRunners = []ciRunner{
 			return cmd
 		},
 		stop: func(j *ciJob) {
-			tree := processes()
+			tree := acctest.Processes()
 			cookie := "JENKINS_SERVER_COOKIE=durable-" + j.marker
-			var kill func(p procInfo, deadline time.Time)
-			kill = func(p procInfo, deadline time.Time) {
+			var kill func(p acctest.Process, deadline time.Time)
+			kill = func(p acctest.Process, deadline time.Time) {
 				for _, c := range tree {
-					if c.ppid == p.pid {
+					if c.PPID == p.PID {
 						kill(c, deadline)
 					}
 				}
-				if syscall.Kill(p.pid, syscall.SIGTERM) != nil {
+				if syscall.Kill(p.PID, syscall.SIGTERM) != nil {
 					return
 				}
-				for sleep := 10 * time.Millisecond; !processGone(p.pid) && time.Now().Before(deadline); sleep = min(2*sleep, time.Second) {
+				for sleep := 10 * time.Millisecond; !processGone(p.PID) && time.Now().Before(deadline); sleep = min(2*sleep, time.Second) {
 					time.Sleep(sleep)
 				}
 			}
 			for _, p := range tree {
-				if slices.Contains(p.env, cookie) {
+				if slices.Contains(p.Env, cookie) {
 					kill(p, time.Now().Add(5*time.Second))
 				}
 			}
@@ -429,13 +410,13 @@ func (a ciStopAt) describe(took time.Duration) string {
 // runner's step is `bash ci-apply.sh` with that file instead (an older recipe), in
 // runs long enough for the runners' final kills to land in them.
 func TestAccCIRunners(t *testing.T) {
-	terraformPath := cliForTests(t)
+	terraformPath := acctest.CLI(t)
 	for _, name := range []string{"bash", "setsid"} {
 		if _, err := exec.LookPath(name); err != nil {
 			t.Skipf("%s is not on PATH", name)
 		}
 	}
-	cliConfig := providerCLIConfig(t)
+	cliConfig := acctest.ProviderCLIConfig(t)
 	recipe := ciRecipe(t)
 	before := os.Getenv("CI_RUNNERS_RECIPE")
 	if before != "" {
@@ -502,10 +483,10 @@ func runCIStops(t *testing.T, r ciRunner, terraformPath, cliConfig, recipe, step
 	case r.slow:
 		held = 1200 * time.Millisecond
 	}
-	emu, proxy := newProxiedTestEmulatorWith(t, "the platform's scores and credentials", emulator.Options{RenderDelay: 200 * time.Millisecond})
-	ctl := emu.control(t, "the platform's scores and credentials")
-	w := &workspace{t: t, terraform: terraformPath, dir: t.TempDir(), cliConfig: cliConfig, emu: emu}
-	w.write(fmt.Sprintf(`
+	emu, proxy := acctest.StartProxied(t, emulator.Options{RenderDelay: 200 * time.Millisecond})
+	ctl := emu.Emulator
+	w := &acctest.Workspace{T: t, Terraform: terraformPath, Dir: t.TempDir(), CLIConfig: cliConfig, Provider: emu.ProviderConfig()}
+	w.Write(fmt.Sprintf(`
 variable "round" {
   type = number
 }
@@ -515,18 +496,18 @@ resource "mediaplatform_score" "s" {
   score_id  = "ci-r${var.round}-${count.index}"
 }
 `, scores))
-	writeFile(t, filepath.Join(w.dir, "ci-apply.sh"), recipe)
-	if err := os.Chmod(filepath.Join(w.dir, "ci-apply.sh"), 0o755); err != nil {
+	acctest.WriteFile(t, filepath.Join(w.Dir, "ci-apply.sh"), recipe)
+	if err := os.Chmod(filepath.Join(w.Dir, "ci-apply.sh"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	bin := cliDir(t, terraformPath)
+	bin := acctest.CLIDir(t, terraformPath)
 	var wrapperEnv []string
 	if wrapper != "" {
 		bin = t.TempDir()
 		if err := os.Symlink(terraformPath, filepath.Join(bin, "terraform-bin")); err != nil {
 			t.Fatal(err)
 		}
-		writeFile(t, filepath.Join(bin, "terraform"), wrapper)
+		acctest.WriteFile(t, filepath.Join(bin, "terraform"), wrapper)
 		if err := os.Chmod(filepath.Join(bin, "terraform"), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -539,7 +520,7 @@ resource "mediaplatform_score" "s" {
 	if r.slow && !long {
 		parallelism = 1
 	}
-	w.env = []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"), fmt.Sprintf("TF_CLI_ARGS_apply=-parallelism=%d", parallelism)}
+	w.Env = []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"), fmt.Sprintf("TF_CLI_ARGS_apply=-parallelism=%d", parallelism)}
 
 	// took is the latest whole run of a round that replaces every score: the measure of
 	// the recipe's time limits.
@@ -550,10 +531,10 @@ resource "mediaplatform_score" "s" {
 	job := func(round int, stop ciStopAt) (out string, o ciStopOutcome) {
 		proxy.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/scores$`, Delay: held})
 		defer proxy.Clear()
-		j := &ciJob{t: t, dir: w.dir, marker: fmt.Sprintf("%d-%d-%d", os.Getpid(), round, time.Now().UnixNano()), done: make(chan struct{})}
+		j := &ciJob{t: t, dir: w.Dir, marker: fmt.Sprintf("%d-%d-%d", os.Getpid(), round, time.Now().UnixNano()), done: make(chan struct{})}
 		j.cmd = r.start(j, step)
-		j.cmd.Dir = w.dir
-		j.cmd.Env = append(append(append(w.command("version").Env, j.cmd.Env...), wrapperEnv...),
+		j.cmd.Dir = w.Dir
+		j.cmd.Env = append(append(append(w.Command("version").Env, j.cmd.Env...), wrapperEnv...),
 			fmt.Sprintf("TF_VAR_round=%d", round), ciJobVar+"="+j.marker)
 		if stop.share > 0 {
 			j.cmd.Env = append(j.cmd.Env, fmt.Sprintf("APPLY_TIME_LIMIT=%.2f", stop.limit(took).Seconds()))
@@ -586,13 +567,13 @@ resource "mediaplatform_score" "s" {
 			if !o.outlived {
 				o.outlived = true
 				for _, p := range left {
-					comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", p.pid))
+					comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", p.PID))
 					o.survivors = append(o.survivors, strings.TrimSpace(string(comm)))
 				}
 			}
 			if time.Now().After(deadline) {
 				for _, p := range tagged(ciJobVar + "=" + j.marker) {
-					_ = syscall.Kill(p.pid, syscall.SIGKILL)
+					_ = syscall.Kill(p.PID, syscall.SIGKILL)
 				}
 			}
 			time.Sleep(100 * time.Millisecond)
@@ -608,7 +589,7 @@ resource "mediaplatform_score" "s" {
 	// inState maps the ids of the scores in the state to their aliases.
 	inState := func() map[string]string {
 		ids := map[string]string{}
-		b, err := os.ReadFile(filepath.Join(w.dir, "terraform.tfstate"))
+		b, err := os.ReadFile(filepath.Join(w.Dir, "terraform.tfstate"))
 		if err != nil || len(bytes.TrimSpace(b)) == 0 {
 			return ids
 		}
@@ -716,7 +697,7 @@ resource "mediaplatform_score" "s" {
 				midway++
 			}
 			publishes := proxy.Count(http.MethodPost, `/scores$`)
-			cmd := w.command("apply", "-auto-approve")
+			cmd := w.Command("apply", "-auto-approve")
 			cmd.Env = append(cmd.Env, fmt.Sprintf("TF_VAR_round=%d", round))
 			next, err := cmd.CombinedOutput()
 			made := proxy.Count(http.MethodPost, `/scores$`) - publishes
@@ -753,7 +734,7 @@ resource "mediaplatform_score" "s" {
 }
 
 // TestCIRunners_oneInterruptReachesTerraform runs the guide's step for each runner
-// model with the stand-in terraform (harness_standin_test.go) in place of the real one,
+// model with the stand-in terraform (internal/acctest/standin.go) in place of the real one,
 // and stops it as that runner stops a job: Cancel early and late in the apply, and
 // the recipe's own time limit. Exactly one interrupt reaches terraform each time,
 // after which it stops by itself, and no process of the job outlives it. A plain unit
@@ -802,31 +783,32 @@ func TestCIRunners_oneInterruptReachesTerraform(t *testing.T) {
 // standInStop is what one stop of a job running the stand-in terraform left.
 type standInStop struct {
 	what     string
-	run      standInRun
+	run      acctest.StandInRun
 	outlived []string // the processes of the job that ran on after the runner counted it over
 	out      string   // the job's output
 }
 
 func (o standInStop) safe() bool {
-	return o.run.started && len(o.run.signals) == 1 && o.run.exit != "" && len(o.outlived) == 0
+	return o.run.Started && len(o.run.Signals) == 1 && o.run.Exit != "" && len(o.outlived) == 0
 }
 
 func (o standInStop) String() string {
-	ended := "terraform stopped by itself (exit " + o.run.exit + ")"
-	if o.run.exit == "" {
+	ended := "terraform stopped by itself (exit " + o.run.Exit + ")"
+	if o.run.Exit == "" {
 		ended = "terraform was killed or runs on"
 	}
 	outlived := "nothing outlived the job"
 	if len(o.outlived) > 0 {
 		outlived = "outlived the job: " + strings.Join(o.outlived, ", ")
 	}
-	return fmt.Sprintf("%s: terraform received %d interrupts %v, %s, %s", o.what, len(o.run.signals), o.run.signals, ended, outlived)
+	return fmt.Sprintf("%s: terraform received %d interrupts %v, %s, %s", o.what, len(o.run.Signals), o.run.Signals, ended, outlived)
 }
 
 // standInStops runs the step under runner r with the stand-in as terraform (behind the
 // wrapper when set) three times, and stops the job as the runner does 200 ms after the
 // stand-in started (early) and 2 s after (late), then lets the recipe's own time limit
-// of 2 s stop it. The stand-in's apply would take 20 s: every stop comes while it runs.
+// (recipeLimit: 2 s, or longer on a slow machine) stop it. The stand-in's apply would
+// take 20 s (20 s past the limit): every stop comes while it runs.
 func standInStops(t *testing.T, r ciRunner, recipe, step, wrapper string) []standInStop {
 	t.Helper()
 	var stops []standInStop
@@ -837,21 +819,21 @@ func standInStops(t *testing.T, r ciRunner, recipe, step, wrapper string) []stan
 	}{
 		{"Cancel early", 200 * time.Millisecond, 0},
 		{"Cancel late", 2 * time.Second, 0},
-		{"the recipe's limit", 0, 2 * time.Second},
+		{"the recipe's limit", 0, recipeLimit(t, recipe)},
 	} {
 		dir := t.TempDir()
-		writeFile(t, filepath.Join(dir, "ci-apply.sh"), recipe)
+		acctest.WriteFile(t, filepath.Join(dir, "ci-apply.sh"), recipe)
 		if err := os.Chmod(filepath.Join(dir, "ci-apply.sh"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		bin, record := standInTerraform(t)
+		bin, record := acctest.StandInTerraform(t)
 		var env []string
 		if wrapper != "" {
 			// The wrapper runs $TERRAFORM_CLI_PATH/terraform-bin: the stand-in.
 			if err := os.Rename(filepath.Join(bin, "terraform"), filepath.Join(bin, "terraform-bin")); err != nil {
 				t.Fatal(err)
 			}
-			writeFile(t, filepath.Join(bin, "terraform"), wrapper)
+			acctest.WriteFile(t, filepath.Join(bin, "terraform"), wrapper)
 			if err := os.Chmod(filepath.Join(bin, "terraform"), 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -860,11 +842,11 @@ func standInStops(t *testing.T, r ciRunner, recipe, step, wrapper string) []stan
 		j := &ciJob{t: t, dir: dir, marker: fmt.Sprintf("%d-standin-%d", os.Getpid(), time.Now().UnixNano()), done: make(chan struct{})}
 		j.cmd = r.start(j, step)
 		j.cmd.Dir = dir
-		j.cmd.Env = append(append(append(cleanEnv(), j.cmd.Env...), env...),
+		j.cmd.Env = append(append(append(acctest.CleanEnv(), j.cmd.Env...), env...),
 			"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
-			standInRecordVar+"="+record, ciJobVar+"="+j.marker)
+			acctest.StandInRecordVar+"="+record, ciJobVar+"="+j.marker)
 		if s.limit > 0 {
-			j.cmd.Env = append(j.cmd.Env, fmt.Sprintf("APPLY_TIME_LIMIT=%.2f", s.limit.Seconds()))
+			j.cmd.Env = append(j.cmd.Env, limitEnv(s.limit)...)
 		}
 		// A file, not a pipe: the detached terraform holds the job's output open.
 		logFile, err := os.Create(filepath.Join(t.TempDir(), "job.log"))
@@ -874,7 +856,7 @@ func standInStops(t *testing.T, r ciRunner, recipe, step, wrapper string) []stan
 		defer logFile.Close()
 		j.cmd.Stdout, j.cmd.Stderr = logFile, logFile
 		j.launch()
-		if !waitFor(time.Minute, func() bool { return readStandIn(record).started }) {
+		if !acctest.WaitFor(time.Minute, func() bool { return acctest.ReadStandIn(record).Started }) {
 			t.Fatalf("%s: the stand-in terraform did not start within a minute:\n%s", s.what, mustRead(t, logFile.Name()))
 		}
 		if s.limit > 0 {
@@ -883,17 +865,9 @@ func standInStops(t *testing.T, r ciRunner, recipe, step, wrapper string) []stan
 			r.stop(j)
 		}
 		o := standInStop{what: s.what}
-		// What is still running 3 s after the runner counted the job as over outlived it
-		// (as in runCIStops); it is killed then.
-		if !waitFor(3*time.Second, func() bool { return len(tagged(ciJobVar+"="+j.marker)) == 0 }) {
-			for _, p := range tagged(ciJobVar + "=" + j.marker) {
-				comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", p.pid))
-				o.outlived = append(o.outlived, strings.TrimSpace(string(comm)))
-				_ = syscall.Kill(p.pid, syscall.SIGKILL)
-			}
-		}
+		o.outlived = outlivers(j)
 		<-j.done
-		o.run, o.out = readStandIn(record), string(mustRead(t, logFile.Name()))
+		o.run, o.out = acctest.ReadStandIn(record), string(mustRead(t, logFile.Name()))
 		if s.limit > 0 && !strings.Contains(o.out, "stopped at its time limit") {
 			t.Errorf("%s: the recipe does not say it stopped at its time limit:\n%s", s.what, o.out)
 		}

@@ -1,4 +1,4 @@
-package provider
+package cimodels
 
 // The recipes of the guide "Corporate networks" that go through a forward proxy: the
 // path check with curl, and the CI job with every setting in the environment, both
@@ -23,6 +23,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/acctest"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/testca"
 )
 
@@ -99,7 +101,7 @@ func proxyURL(proxy *httptest.Server, user, password string) string {
 func writeGuideFiles(t *testing.T, dir, serverPEM, cert, key string) {
 	t.Helper()
 	for name, content := range map[string]string{"ca.pem": serverPEM, "client.pem": cert, "client-key.pem": key} {
-		writeFile(t, filepath.Join(dir, name), content)
+		acctest.WriteFile(t, filepath.Join(dir, name), content)
 	}
 }
 
@@ -116,7 +118,7 @@ func TestCorporateGuide_checkThePathWithCurl(t *testing.T) {
 	}
 	ca := testca.New(t, "gateway CA")
 	cert, key := ca.Issue(t, "terraform-ci", time.Now().Add(24*time.Hour))
-	emu, serverPEM := newGatewayEmulator(t, ca)
+	emu, serverPEM := acctest.StartGateway(t, ca, emulator.Options{RenderDelay: acctest.RenderDelay})
 	host := strings.TrimPrefix(emu.URL, "https://")
 	_, port, _ := net.SplitHostPort(host)
 	proxy, tunnels := connectProxy(t, host, proxyUser, proxyPassword)
@@ -126,13 +128,13 @@ func TestCorporateGuide_checkThePathWithCurl(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(dir, "check-path.sh"), string(script))
+	acctest.WriteFile(t, filepath.Join(dir, "check-path.sh"), string(script))
 
 	run := func(env ...string) (string, error) {
 		cmd := exec.CommandContext(t.Context(), "bash", "check-path.sh")
 		cmd.Dir = dir
-		cmd.Env = append(cleanEnv(), "CA_CERT_FILE=ca.pem", "CLIENT_CERT_FILE=client.pem", "CLIENT_KEY_FILE=client-key.pem",
-			"ACCESS_CLIENT_ID=terraform-ci", "ACCESS_CLIENT_SECRET="+gatewaySecret)
+		cmd.Env = append(acctest.CleanEnv(), "CA_CERT_FILE=ca.pem", "CLIENT_CERT_FILE=client.pem", "CLIENT_KEY_FILE=client-key.pem",
+			"ACCESS_CLIENT_ID=terraform-ci", "ACCESS_CLIENT_SECRET="+acctest.GatewaySecret)
 		cmd.Env = append(cmd.Env, env...)
 		out, err := cmd.CombinedOutput()
 		return string(out), err
@@ -163,7 +165,7 @@ func TestCorporateGuide_checkThePathWithCurl(t *testing.T) {
 // HTTPS_PROXY, to a gateway that demands a client certificate and access headers. The
 // apply publishes every score, a second run changes nothing.
 func TestAccCorporateGuide_ciRecipeFromTheEnvironment(t *testing.T) {
-	newWorkspace := cliWorkspaces(t)
+	newWorkspace := acctest.Workspaces(t)
 	t.Parallel()
 	for _, tool := range []string{"bash", "jq", "timeout"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -172,8 +174,8 @@ func TestAccCorporateGuide_ciRecipeFromTheEnvironment(t *testing.T) {
 	}
 	ca := testca.New(t, "gateway CA")
 	cert, key := ca.Issue(t, "terraform-ci", time.Now().Add(24*time.Hour))
-	emu, serverPEM := newGatewayEmulator(t, ca)
-	ctl := emu.control(t, "a gateway")
+	emu, serverPEM := acctest.StartGateway(t, ca, emulator.Options{RenderDelay: acctest.RenderDelay})
+	ctl := emu.Emulator
 	host := strings.TrimPrefix(emu.URL, "https://")
 	_, port, _ := net.SplitHostPort(host)
 	proxy, tunnels := connectProxy(t, host, proxyUser, proxyPassword)
@@ -183,8 +185,8 @@ func TestAccCorporateGuide_ciRecipeFromTheEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(w.dir, "main.tf"), string(configuration))
-	writeFile(t, filepath.Join(w.dir, "versions.tf"), `terraform {
+	acctest.WriteFile(t, filepath.Join(w.Dir, "main.tf"), string(configuration))
+	acctest.WriteFile(t, filepath.Join(w.Dir, "versions.tf"), `terraform {
   required_providers {
     mediaplatform = {
       source = "mediaplatform/mediaplatform"
@@ -197,17 +199,17 @@ func TestAccCorporateGuide_ciRecipeFromTheEnvironment(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		writeFile(t, filepath.Join(w.dir, name), string(script))
+		acctest.WriteFile(t, filepath.Join(w.Dir, name), string(script))
 	}
-	writeGuideFiles(t, w.dir, serverPEM, cert, key)
-	headers, _ := json.Marshal(map[string]string{"CF-Access-Client-Id": "terraform-ci", gatewayHeader: gatewaySecret})
+	writeGuideFiles(t, w.Dir, serverPEM, cert, key)
+	headers, _ := json.Marshal(map[string]string{"CF-Access-Client-Id": "terraform-ci", acctest.GatewayHeader: acctest.GatewaySecret})
 	var scores []string
 	for i := range 3 {
 		alias := fmt.Sprintf("env-%02d", i)
-		scores = append(scores, fmt.Sprintf("%q = %q", alias, accScoreURL(alias)))
+		scores = append(scores, fmt.Sprintf("%q = %q", alias, acctest.ScoreURL(alias)))
 	}
-	cfg := emu.config()
-	w.env = []string{
+	cfg := emu.Config
+	w.Env = []string{
 		"GATEWAY=https://gateway.example.com:" + port, "PROXY=" + strings.TrimPrefix(proxy.URL, "http://"),
 		"PROXY_USER=" + proxyUser, "PROXY_PASSWORD=" + proxyPassword,
 		"CA_CERT_FILE=ca.pem", "CLIENT_CERT_FILE=client.pem", "CLIENT_KEY_FILE=client-key.pem",
@@ -216,10 +218,10 @@ func TestAccCorporateGuide_ciRecipeFromTheEnvironment(t *testing.T) {
 		"MEDIAPLATFORM_CLIENT_ID=" + cfg.ClientID, "MEDIAPLATFORM_CLIENT_SECRET=" + cfg.ClientSecret,
 		"MEDIAPLATFORM_USERNAME=" + cfg.Username, "MEDIAPLATFORM_PASSWORD=" + cfg.Password,
 		"TF_VAR_scores={" + strings.Join(scores, ", ") + "}", "APPLY_TIME_LIMIT=120",
-		"PATH=" + cliDir(t, w.terraform) + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"PATH=" + acctest.CLIDir(t, w.Terraform) + string(os.PathListSeparator) + os.Getenv("PATH"),
 	}
 	ciJob := func() string {
-		cmd := w.command("version") // the workspace's environment
+		cmd := w.Command("version") // the workspace's environment
 		cmd.Args = []string{"bash", "ci-env.sh"}
 		if cmd.Path, err = exec.LookPath("bash"); err != nil {
 			t.Fatal(err)
@@ -242,13 +244,13 @@ func TestAccCorporateGuide_ciRecipeFromTheEnvironment(t *testing.T) {
 		t.Errorf("the second run of the CI job changed something:\n%s", out)
 	}
 	// Destroy with the settings ci-env.sh exports, as a later job would.
-	w.env = append(w.env,
+	w.Env = append(w.Env,
 		"MEDIAPLATFORM_ADMIN_URL=https://gateway.example.com:"+port+"/api/v1",
 		"MEDIAPLATFORM_PLATFORM_URL=https://gateway.example.com:"+port,
 		"MEDIAPLATFORM_PUBLISHING_URL=https://gateway.example.com:"+port+"/api/v1/apis/media.publishing;version=2;realm=global",
 		"MEDIAPLATFORM_CA_CERT_PEM="+serverPEM, "MEDIAPLATFORM_CLIENT_CERT_PEM="+cert, "MEDIAPLATFORM_CLIENT_KEY_PEM="+key,
 		"HTTPS_PROXY="+proxyURL(proxy, proxyUser, proxyPassword))
-	w.run("destroy", "-auto-approve")
+	w.Run("destroy", "-auto-approve")
 	if n := ctl.Stats().Scores; n != 0 {
 		t.Errorf("after destroy the platform holds %d scores", n)
 	}
@@ -261,12 +263,12 @@ func TestAccCorporateGuide_ciRecipeFromTheEnvironment(t *testing.T) {
 // then holds every score the platform holds and no token is left; the second run
 // finishes without a duplicate.
 func TestAccCorporateGuide_stoppedByItsTimeLimit(t *testing.T) {
-	newWorkspace := cliWorkspaces(t)
+	newWorkspace := acctest.Workspaces(t)
 	t.Parallel()
 	ca := testca.New(t, "gateway CA")
 	cert, key := ca.Issue(t, "terraform-ci", time.Now().Add(24*time.Hour))
-	emu, serverPEM := newGatewayEmulatorRendering(t, ca, 2*time.Second)
-	ctl := emu.control(t, "a gateway")
+	emu, serverPEM := acctest.StartGateway(t, ca, emulator.Options{RenderDelay: 2 * time.Second})
+	ctl := emu.Emulator
 	guide := filepath.Join("..", "..", "examples", "guides", "corporate-networks")
 	example, err := os.ReadFile(filepath.Join(guide, "main.tf"))
 	if err != nil {
@@ -277,8 +279,8 @@ func TestAccCorporateGuide_stoppedByItsTimeLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := newWorkspace(t, emu, "")
-	writeFile(t, filepath.Join(w.dir, "main.tf"), string(example))
-	writeFile(t, filepath.Join(w.dir, "versions.tf"), `terraform {
+	acctest.WriteFile(t, filepath.Join(w.Dir, "main.tf"), string(example))
+	acctest.WriteFile(t, filepath.Join(w.Dir, "versions.tf"), `terraform {
   required_providers {
     mediaplatform = {
       source = "mediaplatform/mediaplatform"
@@ -286,28 +288,28 @@ func TestAccCorporateGuide_stoppedByItsTimeLimit(t *testing.T) {
   }
 }
 `)
-	writeFile(t, filepath.Join(w.dir, "ci-apply.sh"), string(script))
+	acctest.WriteFile(t, filepath.Join(w.Dir, "ci-apply.sh"), string(script))
 	for name, content := range map[string]string{"ca.pem": serverPEM, "client.pem": cert, "client-key.pem": key} {
-		writeFile(t, filepath.Join(w.dir, name), content)
+		acctest.WriteFile(t, filepath.Join(w.Dir, name), content)
 	}
 	var scores []string
 	for i := range 12 {
-		scores = append(scores, fmt.Sprintf("%q = %q", fmt.Sprintf("ci-%02d", i), accScoreURL(fmt.Sprintf("ci-%02d", i))))
+		scores = append(scores, fmt.Sprintf("%q = %q", fmt.Sprintf("ci-%02d", i), acctest.ScoreURL(fmt.Sprintf("ci-%02d", i))))
 	}
-	cfg := emu.config()
-	w.env = []string{
+	cfg := emu.Config
+	w.Env = []string{
 		// The example's addresses are the gateway's, from its address alone.
 		"TF_VAR_gateway=" + emu.URL,
 		"MEDIAPLATFORM_ADMIN_USERNAME=" + cfg.AdminUsername, "MEDIAPLATFORM_ADMIN_PASSWORD=" + cfg.AdminPassword,
 		"MEDIAPLATFORM_CLIENT_ID=" + cfg.ClientID, "MEDIAPLATFORM_CLIENT_SECRET=" + cfg.ClientSecret,
 		"MEDIAPLATFORM_USERNAME=" + cfg.Username, "MEDIAPLATFORM_PASSWORD=" + cfg.Password,
 		"TF_VAR_ca_cert_file=ca.pem", "TF_VAR_client_cert_file=client.pem", "TF_VAR_client_key_file=client-key.pem",
-		"TF_VAR_access_client_id=terraform-ci", "TF_VAR_access_client_secret=" + gatewaySecret,
+		"TF_VAR_access_client_id=terraform-ci", "TF_VAR_access_client_secret=" + acctest.GatewaySecret,
 		"TF_VAR_scores={" + strings.Join(scores, ", ") + "}",
-		"PATH=" + cliDir(t, w.terraform) + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"PATH=" + acctest.CLIDir(t, w.Terraform) + string(os.PathListSeparator) + os.Getenv("PATH"),
 	}
 	ciApply := func(limit string) (string, int) {
-		cmd := w.command("version") // the workspace's environment
+		cmd := w.Command("version") // the workspace's environment
 		cmd.Args = []string{"bash", "ci-apply.sh"}
 		cmd.Path, err = exec.LookPath("bash")
 		if err != nil {
@@ -330,7 +332,7 @@ func TestAccCorporateGuide_stoppedByItsTimeLimit(t *testing.T) {
 		t.Fatalf("the first run was not stopped by its time limit (exit %d):\n%s", code, out)
 	}
 	held := ctl.Stats().Scores
-	list := strings.Fields(w.run("state", "list"))
+	list := strings.Fields(w.Run("state", "list"))
 	if len(list) != held {
 		t.Errorf("after the time limit the platform holds %d scores and the state %d:\n%s", held, len(list), out)
 	}
@@ -348,5 +350,5 @@ func TestAccCorporateGuide_stoppedByItsTimeLimit(t *testing.T) {
 	if n := ctl.Stats().Scores; n != 12 {
 		t.Errorf("after the second run the platform holds %d scores, want 12", n)
 	}
-	w.run("destroy", "-auto-approve")
+	w.Run("destroy", "-auto-approve")
 }

@@ -1,4 +1,4 @@
-package provider
+package cimodels
 
 // The CI jobs the guides print, run as a runner runs them.
 
@@ -13,6 +13,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/acctest"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 )
 
 // actionsStep is a step of a GitHub Actions job: what it uses, or the script it runs
@@ -102,12 +105,12 @@ func newActionsRunner(t *testing.T, workflow, workspace, terraformPath string, v
 	env, steps := actionsJob(t, workflow)
 	runnerTemp := t.TempDir()
 	r := &actionsRunner{
-		t: t, workspace: workspace, paths: []string{cliDir(t, terraformPath)},
+		t: t, workspace: workspace, paths: []string{acctest.CLIDir(t, terraformPath)},
 		githubEnv: filepath.Join(runnerTemp, "github_env"), githubPath: filepath.Join(runnerTemp, "github_path"),
 	}
 	gocache, _ := exec.CommandContext(t.Context(), "go", "env", "GOCACHE").Output()
 	gomodcache, _ := exec.CommandContext(t.Context(), "go", "env", "GOMODCACHE").Output()
-	r.env = append(cleanEnv(), "RUNNER_TEMP="+runnerTemp, "GITHUB_ENV="+r.githubEnv, "GITHUB_PATH="+r.githubPath,
+	r.env = append(acctest.CleanEnv(), "RUNNER_TEMP="+runnerTemp, "GITHUB_ENV="+r.githubEnv, "GITHUB_PATH="+r.githubPath,
 		"GOPROXY=off", "GOCACHE="+strings.TrimSpace(string(gocache)), "GOMODCACHE="+strings.TrimSpace(string(gomodcache)))
 	expression := regexp.MustCompile(`\$\{\{\s*(?:vars|secrets)\.(\w+)\s*\}\}`)
 	for key, value := range env {
@@ -184,8 +187,8 @@ func (r *actionsRunner) run(steps []actionsStep) string {
 
 // accountValues are the repository's variables and secrets a job reads: the
 // emulator's addresses and accounts.
-func accountValues(emu *testEmulator) map[string]string {
-	cfg := emu.config()
+func accountValues(emu *acctest.Target) map[string]string {
+	cfg := emu.Config
 	return map[string]string{
 		"MEDIAPLATFORM_ADMIN_URL": cfg.AdminURL, "MEDIAPLATFORM_PLATFORM_URL": cfg.PlatformURL,
 		"MEDIAPLATFORM_ADMIN_USERNAME": cfg.AdminUsername, "MEDIAPLATFORM_ADMIN_PASSWORD": cfg.AdminPassword,
@@ -202,7 +205,7 @@ func accountValues(emu *testEmulator) map[string]string {
 // job run again changes nothing. Without the installation step it fails at terraform
 // init, as a job that installs no provider does.
 func TestAccCIJobs_githubActionsApply(t *testing.T) {
-	terraformPath := cliForTests(t)
+	terraformPath := acctest.CLI(t)
 	for _, tool := range []string{"bash", "setsid", "go"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s is not on PATH", tool)
@@ -210,11 +213,11 @@ func TestAccCIJobs_githubActionsApply(t *testing.T) {
 	}
 	t.Parallel()
 	guide := filepath.Join("..", "..", "examples", "guides", "running-in-ci")
-	emu := newTestEmulator(t)
-	ctl := emu.control(t, "score counts")
+	emu := acctest.StartEmulator(t, emulator.Options{RenderDelay: acctest.RenderDelay})
+	ctl := emu.Emulator
 	workspace := t.TempDir()
-	name := accName()
-	writeFile(t, filepath.Join(workspace, "main.tf"), fmt.Sprintf(`terraform {
+	name := acctest.Name()
+	acctest.WriteFile(t, filepath.Join(workspace, "main.tf"), fmt.Sprintf(`terraform {
   required_providers {
     mediaplatform = {
       source = "mediaplatform/mediaplatform"
@@ -249,7 +252,7 @@ resource "mediaplatform_score" "ci" {
 // terraform test pass. Before, the job installed the emulator with go install …@latest
 // and ran terraform init against a provider in no registry.
 func TestAccCIJobs_githubActionsModuleTests(t *testing.T) {
-	terraformPath := cliForTests(t)
+	terraformPath := acctest.CLI(t)
 	for _, tool := range []string{"bash", "go"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s is not on PATH", tool)

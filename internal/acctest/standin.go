@@ -1,8 +1,8 @@
-package provider
+package acctest
 
 // A stand-in terraform for the tests of the signals a CI job's stop delivers (the CI
 // runner models, the CI recipe): the test binary itself, run under the name terraform
-// (TestMain runs terraformStandIn instead of the tests when standInRecordVar is set).
+// (a TestMain runs TerraformStandIn instead of the tests when StandInRecordVar is set).
 // It records every signal it receives and stops as Terraform does: on one interrupt
 // (SIGINT or SIGTERM, the same to Terraform) it finishes gracefully and exits 1, on a
 // second it exits at once, and a SIGHUP or SIGKILL ends it unrecorded. Nothing to
@@ -21,20 +21,20 @@ import (
 )
 
 const (
-	// standInRecordVar names the file the stand-in appends its record to: "start
+	// StandInRecordVar names the file the stand-in appends its record to: "start
 	// <args>", "signal <name>" per signal, "exit <status>" when it ends by itself.
-	standInRecordVar = "TERRAFORM_STAND_IN_RECORD"
-	// standInRunVar is how long the stand-in's command works before it completes (a Go
+	StandInRecordVar = "TERRAFORM_STAND_IN_RECORD"
+	// StandInRunVar is how long the stand-in's command works before it completes (a Go
 	// duration; default 20 s).
-	standInRunVar = "TERRAFORM_STAND_IN_RUN"
-	// standInGraceVar is how long its graceful stop takes after the first interrupt,
+	StandInRunVar = "TERRAFORM_STAND_IN_RUN"
+	// StandInGraceVar is how long its graceful stop takes after the first interrupt,
 	// the calls on the wire finishing (default 1 s).
-	standInGraceVar = "TERRAFORM_STAND_IN_GRACE"
+	StandInGraceVar = "TERRAFORM_STAND_IN_GRACE"
 )
 
-// terraformStandIn is the stand-in's main; it returns the exit status.
-func terraformStandIn() int {
-	f, err := os.OpenFile(os.Getenv(standInRecordVar), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+// TerraformStandIn is the stand-in's main; it returns the exit status.
+func TerraformStandIn() int {
+	f, err := os.OpenFile(os.Getenv(StandInRecordVar), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "terraform stand-in:", err)
 		return 2
@@ -55,7 +55,7 @@ func terraformStandIn() int {
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	note("start %s", strings.Join(os.Args[1:], " "))
 	select {
-	case <-time.After(duration(standInRunVar, 20*time.Second)):
+	case <-time.After(duration(StandInRunVar, 20*time.Second)):
 		fmt.Println("Apply complete! Resources: 0 added, 0 changed, 0 destroyed.")
 		note("exit 0")
 		return 0
@@ -64,7 +64,7 @@ func terraformStandIn() int {
 		fmt.Println("\nInterrupt received.\nPlease wait for Terraform to exit or data loss may occur.\nGracefully shutting down...")
 	}
 	select {
-	case <-time.After(duration(standInGraceVar, time.Second)):
+	case <-time.After(duration(StandInGraceVar, time.Second)):
 		fmt.Fprintln(os.Stderr, "\nError: execution halted")
 		note("exit 1")
 	case s := <-signals:
@@ -75,9 +75,9 @@ func terraformStandIn() int {
 	return 1
 }
 
-// standInTerraform returns a directory holding the stand-in as terraform, to put first
+// StandInTerraform returns a directory holding the stand-in as terraform, to put first
 // on a job's PATH, and the name of the file the stand-in will record to.
-func standInTerraform(t *testing.T) (bin, record string) {
+func StandInTerraform(t *testing.T) (bin, record string) {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
@@ -90,16 +90,16 @@ func standInTerraform(t *testing.T) (bin, record string) {
 	return bin, filepath.Join(t.TempDir(), "terraform.record")
 }
 
-// standInRun is what the stand-in recorded of one run.
-type standInRun struct {
-	started bool
-	signals []string // the signals it received, in order
-	exit    string   // its exit status when it ended by itself, "" when it was killed or runs on
+// StandInRun is what the stand-in recorded of one run.
+type StandInRun struct {
+	Started bool
+	Signals []string // the signals it received, in order
+	Exit    string   // its exit status when it ended by itself, "" when it was killed or runs on
 }
 
-// readStandIn reads the stand-in's record.
-func readStandIn(record string) standInRun {
-	var r standInRun
+// ReadStandIn reads the stand-in's record.
+func ReadStandIn(record string) StandInRun {
+	var r StandInRun
 	f, err := os.Open(record)
 	if err != nil {
 		return r
@@ -109,26 +109,12 @@ func readStandIn(record string) standInRun {
 		what, rest, _ := strings.Cut(s.Text(), " ")
 		switch what {
 		case "start":
-			r.started = true
+			r.Started = true
 		case "signal":
-			r.signals = append(r.signals, rest)
+			r.Signals = append(r.Signals, rest)
 		case "exit":
-			r.exit = rest
+			r.Exit = rest
 		}
 	}
 	return r
-}
-
-// waitFor polls cond until it holds or the deadline passes, and reports whether it held.
-func waitFor(d time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(d)
-	for sleep := 5 * time.Millisecond; ; sleep = min(2*sleep, 100*time.Millisecond) {
-		if cond() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(sleep)
-	}
 }

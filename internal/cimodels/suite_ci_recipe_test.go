@@ -1,8 +1,9 @@
 //go:build linux
 
-package provider
+package cimodels
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/acctest"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
@@ -67,14 +69,14 @@ func ciRecipe(t *testing.T) string {
 // machine, or one whose load changes during the test, stops the runs at the same
 // points of their work.
 func TestAccCIRecipe(t *testing.T) {
-	terraformPath := cliForTests(t)
+	terraformPath := acctest.CLI(t)
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash is not on PATH")
 	}
 	t.Parallel()
 	const stops, scores, views = 20, 4, 2
-	emu, proxy := newProxiedTestEmulatorWith(t, "answers held back", emulator.Options{RenderDelay: 200 * time.Millisecond})
-	ctl := emu.control(t, "answers held back")
+	emu, proxy := acctest.StartProxied(t, emulator.Options{RenderDelay: 200 * time.Millisecond})
+	ctl := emu.Emulator
 	const held = 300 * time.Millisecond
 	for _, f := range []faultproxy.Fault{
 		{Method: http.MethodPost, Path: `/scores$`, Delay: held},
@@ -83,10 +85,10 @@ func TestAccCIRecipe(t *testing.T) {
 	} {
 		proxy.Add(f)
 	}
-	w := &workspace{t: t, terraform: terraformPath, dir: t.TempDir(), cliConfig: providerCLIConfig(t), emu: emu}
+	w := &acctest.Workspace{T: t, Terraform: terraformPath, Dir: t.TempDir(), CLIConfig: acctest.ProviderCLIConfig(t), Provider: emu.ProviderConfig()}
 	// Every round replaces every object: the old round's are destroyed while the new
 	// round's are created.
-	w.write(fmt.Sprintf(`
+	w.Write(fmt.Sprintf(`
 variable "round" {
   type = number
 }
@@ -109,13 +111,13 @@ resource "mediaplatform_score_view" "v" {
   license_string = "round ${var.round}"
 }
 `, scores/2, views))
-	writeFile(t, filepath.Join(w.dir, "ci-apply.sh"), ciRecipe(t))
-	w.env = []string{"PATH=" + cliDir(t, terraformPath) + string(os.PathListSeparator) + os.Getenv("PATH")}
+	acctest.WriteFile(t, filepath.Join(w.Dir, "ci-apply.sh"), ciRecipe(t))
+	w.Env = []string{"PATH=" + acctest.CLIDir(t, terraformPath) + string(os.PathListSeparator) + os.Getenv("PATH")}
 
 	// recipe runs the recipe for round with the time limit, as a CI job does: in a
 	// process group of its own.
 	recipe := func(round int, limit time.Duration) (string, int, time.Duration) {
-		cmd := w.command("version") // the workspace's environment
+		cmd := w.Command("version") // the workspace's environment
 		cmd.Path, _ = exec.LookPath("bash")
 		cmd.Args = []string{"bash", "ci-apply.sh"}
 		cmd.Env = append(cmd.Env, fmt.Sprintf("TF_VAR_round=%d", round),
@@ -143,7 +145,7 @@ resource "mediaplatform_score_view" "v" {
 	}
 	// state reads the state file: the ids of its scores and views.
 	state := func(round int, out string) (scoreIDs, viewIDs []string) {
-		b, err := os.ReadFile(filepath.Join(w.dir, "terraform.tfstate"))
+		b, err := os.ReadFile(filepath.Join(w.Dir, "terraform.tfstate"))
 		if err != nil || len(b) == 0 {
 			t.Fatalf("round %d: the state file is empty or missing (%v):\n%s", round, err, out)
 		}
@@ -212,7 +214,7 @@ resource "mediaplatform_score_view" "v" {
 			if !strings.Contains(out, "stopped at its time limit") {
 				t.Errorf("round %d: exit 124 without the recipe's message:\n%s", round, out)
 			}
-			if !strings.Contains(string(mustRead(t, filepath.Join(w.dir, "terraform.tfstate"))), `"mediaplatform_external_authentication"`) {
+			if !strings.Contains(string(mustRead(t, filepath.Join(w.Dir, "terraform.tfstate"))), `"mediaplatform_external_authentication"`) {
 				// The settings exist since the first round: a state without them is empty.
 				t.Errorf("round %d: the state lost the settings after the stop:\n%s", round, out)
 			}
@@ -293,8 +295,45 @@ func mustRead(t *testing.T, name string) []byte {
 	return b
 }
 
+// recipeLimit is the time limit a model with the stand-in terraform gives the recipe
+// (APPLY_TIME_LIMIT, counted from the recipe's start): 2 s, or four times the measured
+// time from the recipe's start to the stand-in's, when that is longer. The limit
+// must come after terraform has set its signal handler (a signal before it ends the
+// stand-in unrecorded), and how long the test binary takes to get there under the
+// recipe (with -race, beside a loaded suite) is the machine's speed, not the model's.
+func recipeLimit(t *testing.T, recipe string) time.Duration {
+	t.Helper()
+	dir := t.TempDir()
+	acctest.WriteFile(t, filepath.Join(dir, "ci-apply.sh"), recipe)
+	bin, record := acctest.StandInTerraform(t)
+	cmd := exec.CommandContext(t.Context(), "bash", "ci-apply.sh")
+	cmd.Dir = dir
+	cmd.Env = append(acctest.CleanEnv(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		acctest.StandInRecordVar+"="+record, acctest.StandInRunVar+"=0s")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	started := acctest.WaitFor(time.Minute, func() bool { return acctest.ReadStandIn(record).Started })
+	took := time.Since(start)
+	if err := cmd.Wait(); err != nil || !started {
+		t.Fatalf("the recipe around a stand-in that ends at once (started: %t): %v\n%s", started, err, out.String())
+	}
+	limit := max(2*time.Second, 4*took)
+	t.Logf("terraform's signal handler is set %s after the recipe's start: its time limit is %s", took.Round(time.Millisecond), limit.Round(10*time.Millisecond))
+	return limit
+}
+
+// limitEnv is the environment of a model whose recipe stops at limit: the limit, and a
+// stand-in whose apply lasts 20 s past it, so that the limit comes while it runs.
+func limitEnv(limit time.Duration) []string {
+	return []string{fmt.Sprintf("APPLY_TIME_LIMIT=%.2f", limit.Seconds()), acctest.StandInRunVar + "=" + (limit + 20*time.Second).String()}
+}
+
 // TestCIRecipe_oneSignalAtItsTimeLimit runs the guide's CI recipe as printed with the
-// stand-in terraform (harness_standin_test.go), as a CI job does, in a process group
+// stand-in terraform (internal/acctest/standin.go), as a CI job does, in a process group
 // of its own: a run within its time limit passes terraform its arguments and its exit
 // status and sends it nothing; a run stopped by its time limit sends terraform exactly
 // one SIGTERM, lets it stop by itself, says so and exits 124; a terraform that does not
@@ -308,19 +347,19 @@ func TestCIRecipe_oneSignalAtItsTimeLimit(t *testing.T) {
 	}
 	t.Parallel()
 	recipe := ciRecipe(t)
-	run := func(t *testing.T, env []string, args ...string) (string, int, standInRun) {
+	run := func(t *testing.T, env []string, args ...string) (string, int, acctest.StandInRun) {
 		dir := t.TempDir()
-		writeFile(t, filepath.Join(dir, "ci-apply.sh"), recipe)
-		bin, record := standInTerraform(t)
+		acctest.WriteFile(t, filepath.Join(dir, "ci-apply.sh"), recipe)
+		bin, record := acctest.StandInTerraform(t)
 		cmd := exec.CommandContext(t.Context(), "bash", append([]string{"ci-apply.sh"}, args...)...)
 		cmd.Dir = dir
 		// Tagged, so that nothing of a failed run outlives the test.
 		marker := ciJobVar + "=" + fmt.Sprintf("%d-recipe-%d", os.Getpid(), time.Now().UnixNano())
-		cmd.Env = append(append(cleanEnv(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), standInRecordVar+"="+record, marker), env...)
+		cmd.Env = append(append(acctest.CleanEnv(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), acctest.StandInRecordVar+"="+record, marker), env...)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		t.Cleanup(func() {
 			for _, p := range tagged(marker) {
-				_ = syscall.Kill(p.pid, syscall.SIGKILL)
+				_ = syscall.Kill(p.PID, syscall.SIGKILL)
 			}
 		})
 		// A file, not a pipe: the detached terraform holds the script's output open.
@@ -338,20 +377,20 @@ func TestCIRecipe_oneSignalAtItsTimeLimit(t *testing.T) {
 		} else if err != nil {
 			t.Fatal(err)
 		}
-		return string(mustRead(t, logFile.Name())), code, readStandIn(record)
+		return string(mustRead(t, logFile.Name())), code, acctest.ReadStandIn(record)
 	}
 
 	t.Run("within its time limit", func(t *testing.T) {
 		t.Parallel()
-		out, code, r := run(t, []string{standInRunVar + "=300ms"})
-		if code != 0 || !r.started || len(r.signals) != 0 || r.exit != "0" || !strings.Contains(out, "Apply complete!") {
+		out, code, r := run(t, []string{acctest.StandInRunVar + "=300ms"})
+		if code != 0 || !r.Started || len(r.Signals) != 0 || r.Exit != "0" || !strings.Contains(out, "Apply complete!") {
 			t.Errorf("exit %d, terraform %+v, want exit 0 and a terraform that ran to its end unsignalled:\n%s", code, r, out)
 		}
 	})
 	t.Run("the arguments", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
-		writeFile(t, filepath.Join(dir, "ci-apply.sh"), recipe)
+		acctest.WriteFile(t, filepath.Join(dir, "ci-apply.sh"), recipe)
 		for _, c := range []struct {
 			args []string
 			want string
@@ -359,10 +398,10 @@ func TestCIRecipe_oneSignalAtItsTimeLimit(t *testing.T) {
 			{nil, "start apply -auto-approve -input=false -no-color"},
 			{[]string{"destroy", "-auto-approve", "-input=false"}, "start destroy -auto-approve -input=false"},
 		} {
-			bin, record := standInTerraform(t)
+			bin, record := acctest.StandInTerraform(t)
 			cmd := exec.CommandContext(t.Context(), "bash", append([]string{"ci-apply.sh"}, c.args...)...)
 			cmd.Dir = dir
-			cmd.Env = append(cleanEnv(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), standInRecordVar+"="+record, standInRunVar+"=10ms")
+			cmd.Env = append(acctest.CleanEnv(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), acctest.StandInRecordVar+"="+record, acctest.StandInRunVar+"=10ms")
 			logFile, err := os.Create(filepath.Join(t.TempDir(), "recipe.log"))
 			if err != nil {
 				t.Fatal(err)
@@ -378,22 +417,23 @@ func TestCIRecipe_oneSignalAtItsTimeLimit(t *testing.T) {
 			}
 		}
 	})
-	// Limits of 2 s: terraform has started by then (its signal handler set), also on a
-	// slow machine.
+	// Limits of recipeLimit: terraform has started by then (its signal handler set),
+	// also on a slow machine.
+	limit := recipeLimit(t, recipe)
 	t.Run("stopped by its time limit", func(t *testing.T) {
 		t.Parallel()
-		out, code, r := run(t, []string{"APPLY_TIME_LIMIT=2"})
+		out, code, r := run(t, limitEnv(limit))
 		if code != 124 || !strings.Contains(out, "stopped at its time limit") {
 			t.Errorf("exit %d, want 124 and the recipe's message:\n%s", code, out)
 		}
-		if len(r.signals) != 1 || r.exit == "" || strings.Contains(out, "Two interrupts received") {
+		if len(r.Signals) != 1 || r.Exit == "" || strings.Contains(out, "Two interrupts received") {
 			t.Errorf("terraform %+v, want one interrupt after which it stopped by itself:\n%s", r, out)
 		}
 	})
 	t.Run("a terraform that does not stop is killed", func(t *testing.T) {
 		t.Parallel()
-		out, _, r := run(t, []string{"APPLY_TIME_LIMIT=2", "APPLY_KILL_AFTER=1", standInGraceVar + "=10m"})
-		if len(r.signals) != 1 || r.exit != "" || !strings.Contains(out, "did not stop within 1 s of its signal: killing it") {
+		out, _, r := run(t, append(limitEnv(limit), "APPLY_KILL_AFTER=1", acctest.StandInGraceVar+"=10m"))
+		if len(r.Signals) != 1 || r.Exit != "" || !strings.Contains(out, "did not stop within 1 s of its signal: killing it") {
 			t.Errorf("terraform %+v, want one interrupt and then the kill:\n%s", r, out)
 		}
 	})

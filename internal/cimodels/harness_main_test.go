@@ -1,0 +1,30 @@
+package cimodels
+
+// The models of how CI runners, containers and the guides' recipes stop a run of
+// Terraform: the CI runners (suite_ci_runners_test.go), containers and wrappers
+// (suite_ci_containers_test.go), the guide's recipe ci-apply.sh (suite_ci_recipe_test.go),
+// the guides' GitHub Actions jobs (suite_ci_jobs_test.go) and the corporate-networks
+// guide (suite_corporate_guide_test.go). The TestAcc… models run the real CLI and the
+// provider binary (make testrunners, after the acceptance tests); the others run the
+// stand-in terraform and need no Terraform (make test).
+
+import (
+	"flag"
+	"os"
+	"testing"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/acctest"
+)
+
+// TestMain runs the tests, or, run as terraform by a model of the CI signals, the
+// stand-in terraform (acctest.TerraformStandIn).
+func TestMain(m *testing.M) {
+	if os.Getenv(acctest.StandInRecordVar) != "" {
+		os.Exit(acctest.TerraformStandIn())
+	}
+	flag.Parse()
+	acctest.RefuseSkippedAcc()
+	code := m.Run()
+	acctest.RemoveProviderBuild()
+	os.Exit(code)
+}
