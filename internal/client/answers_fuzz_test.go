@@ -27,23 +27,23 @@ import (
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/fuzzlimit"
 )
 
-// fuzzLimit is the longest any decoder or parser may take for one input: longer is a
-// defect (a provider that hangs holds Terraform's run).
-const fuzzLimit = time.Second
-
-// within runs fn and fails t when it took longer than fuzzLimit.
+// within runs fn and fails t when it took longer than fuzzlimit.Limit(): a second while
+// fuzzing (longer is a defect: a provider that hangs holds Terraform's run), scaled for
+// the race detector and a slow machine when the seeds run as ordinary tests.
 func within(t *testing.T, what string, input any, fn func()) {
 	t.Helper()
 	start := time.Now()
 	fn()
-	if d := time.Since(start); d > fuzzLimit {
+	if d, limit := time.Since(start), fuzzlimit.Limit(); d > limit {
 		text := fmt.Sprintf("%q", input)
 		if len(text) > 300 {
 			text = fmt.Sprintf("%s… (%d characters)", text[:300], len(text))
 		}
-		t.Fatalf("%s took %v (more than %v) for the input %s", what, d, fuzzLimit, text)
+		t.Fatalf("%s took %v (more than %v) for the input %s", what, d, limit, text)
 	}
 }
 

@@ -6,11 +6,14 @@ package expression
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/fuzzlimit"
 )
 
 // FuzzExpression fuzzes an expression's JSON text and the attribute values it is
@@ -40,8 +43,12 @@ func FuzzExpression(f *testing.F) {
 		if err == nil {
 			got = e.Evaluate(values)
 		}
-		if d := time.Since(start); d > time.Second {
-			t.Fatalf("parsing and evaluating took %v for %q", d, text)
+		if d := time.Since(start); d > fuzzlimit.Limit() {
+			shown := text
+			if len(shown) > 300 {
+				shown = fmt.Sprintf("%s… (%d characters)", shown[:300], len(shown))
+			}
+			t.Fatalf("parsing and evaluating took %v (more than %v) for %q", d, fuzzlimit.Limit(), shown)
 		}
 		if err != nil {
 			var ee *Error

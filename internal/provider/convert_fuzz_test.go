@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/fuzzlimit"
 )
 
 // FuzzNormalizeJSON fuzzes normalizeJSON: its text is valid JSON, normalizing it again
@@ -21,7 +23,7 @@ func FuzzNormalizeJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		start := time.Now()
 		s, err := normalizeJSON(raw)
-		if d := time.Since(start); d > time.Second {
+		if d := time.Since(start); d > fuzzlimit.Limit() {
 			t.Fatalf("normalizeJSON took %v", d)
 		}
 		if err != nil || s.IsNull() {

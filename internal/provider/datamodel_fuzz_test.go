@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/fuzzlimit"
 )
 
 // FuzzModelConversion fuzzes a data model answer through the conversions of
@@ -54,7 +56,7 @@ func FuzzModelConversion(f *testing.F) {
 			_ = newAttributeSet(sys.Attributes, newSystemAttribute)
 			_ = convertAll(sys.TimeBased, newLayer(newAttributeCore))
 		}
-		if d := time.Since(start); d > time.Second {
+		if d := time.Since(start); d > fuzzlimit.Limit() {
 			t.Fatalf("converting the model took %v", d)
 		}
 	})

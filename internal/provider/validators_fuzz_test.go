@@ -29,6 +29,8 @@ import (
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/contracttest"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/fuzzlimit"
 )
 
 // validates runs v on s as the schema does, within a second, and reports whether it
@@ -39,7 +41,7 @@ func validates(t *testing.T, v validator.String, s string) bool {
 	var resp validator.StringResponse
 	start := time.Now()
 	v.ValidateString(context.Background(), req, &resp)
-	if d := time.Since(start); d > time.Second {
+	if d := time.Since(start); d > fuzzlimit.Limit() {
 		t.Fatalf("validating %q took %v (more than 1 s)", s, d)
 	}
 	if resp.Diagnostics.HasError() && !strings.Contains(resp.Diagnostics.Errors()[0].Detail(), "attribute") {
