@@ -91,24 +91,20 @@ func huntSettingsSteps(emu *testEmulator) []resource.TestStep {
 // TestAccHunt_loginTokenHeader: the administrator login answers 200 with no body and
 // the session token in the response header `token` ("A session token"; "Fields of
 // the login response: not shown"). The settings apply, update and destroy as ever.
-func TestAccHunt_loginTokenHeader(t *testing.T) {
-	t.Parallel()
-	skipIfHuntOpen(t, "loginTokenHeader")
-	emu := newHuntEmulator(t, "loginTokenHeader")
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(t),
-		Steps:                    huntSettingsSteps(emu),
-	})
-}
+func TestAccHunt_loginTokenHeader(t *testing.T) { testHuntSettings(t, "loginTokenHeader") }
 
 // TestAccHunt_stringAdminBooleans: the settings answers give every boolean as the
 // string "true" or "false" ("Fields returned by GET … not shown"; "Response bodies
 // of the administrator endpoints: not shown"). The state holds the booleans the
 // platform means, and the next plan is empty.
-func TestAccHunt_stringAdminBooleans(t *testing.T) {
+func TestAccHunt_stringAdminBooleans(t *testing.T) { testHuntSettings(t, "stringAdminBooleans") }
+
+// testHuntSettings applies, updates and destroys the settings on an emulator serving
+// the reading (huntSettingsSteps).
+func testHuntSettings(t *testing.T, reading string) {
 	t.Parallel()
-	skipIfHuntOpen(t, "stringAdminBooleans")
-	emu := newHuntEmulator(t, "stringAdminBooleans")
+	skipIfHuntOpen(t, reading)
+	emu := newHuntEmulator(t, reading)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps:                    huntSettingsSteps(emu),
