@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -29,11 +28,10 @@ type scoreCountDataSource struct {
 }
 
 type scoreCountDataSourceModel struct {
-	Status   types.String `tfsdk:"status"`
-	ScoreURL types.String `tfsdk:"score_url"`
-	Offset   types.Int64  `tfsdk:"offset"`
-	Limit    types.Int64  `tfsdk:"limit"`
-	Total    types.Int64  `tfsdk:"total"`
+	scoreFilterModel
+	Offset types.Int64 `tfsdk:"offset"`
+	Limit  types.Int64 `tfsdk:"limit"`
+	Total  types.Int64 `tfsdk:"total"`
 }
 
 func (d *scoreCountDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -44,17 +42,7 @@ func (d *scoreCountDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The number of published scores matching the filters, counted by the platform in one request " +
 			"(`POST /scores/count`) without listing them.",
-		Attributes: map[string]schema.Attribute{
-			"status": schema.StringAttribute{
-				MarkdownDescription: scoreStatusFilterDescription,
-				Optional:            true,
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1), knownScoreStatus()},
-			},
-			"score_url": schema.StringAttribute{
-				MarkdownDescription: scoreURLFilterDescription,
-				Optional:            true,
-				Validators:          []validator.String{scoreURL()},
-			},
+		Attributes: withScoreFilters(map[string]schema.Attribute{
 			"offset": schema.Int64Attribute{
 				MarkdownDescription: "Where counting begins: the number of matching scores, in the platform's list order, that are not counted; " +
 					"0 or more. Default `0`.",
@@ -72,7 +60,7 @@ func (d *scoreCountDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 					"Terraform reserves the name `count`).",
 				Computed: true,
 			},
-		},
+		}, scoreFilter.dataSourceAttribute),
 	}
 }
 
@@ -87,7 +75,7 @@ func (d *scoreCountDataSource) Read(ctx context.Context, req datasource.ReadRequ
 		return
 	}
 	n, err := d.client.CountScores(ctx, client.CountScoresInput{
-		Criteria: scoreCriteria(data.Status, data.ScoreURL),
+		Criteria: data.criteria(),
 		Offset:   int(data.Offset.ValueInt64()),
 		Limit:    int(data.Limit.ValueInt64()),
 	})

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -30,8 +29,7 @@ type scoresDataSource struct {
 }
 
 type scoresDataSourceModel struct {
-	Status     types.String   `tfsdk:"status"`
-	ScoreURL   types.String   `tfsdk:"score_url"`
+	scoreFilterModel
 	Offset     types.Int64    `tfsdk:"offset"`
 	MaxResults types.Int64    `tfsdk:"max_results"`
 	Scores     scoreListValue `tfsdk:"scores"`
@@ -56,17 +54,7 @@ func (d *scoresDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 			"N/%d+1 list requests, and a page read again when scores before it were deleted. A list that changes too fast "+
 			"to line up is an error, never a partial list. Set `max_results` to read fewer.",
 			client.MaxListLimit, client.WalkOverlap, client.MaxListLimit-client.WalkOverlap),
-		Attributes: map[string]schema.Attribute{
-			"status": schema.StringAttribute{
-				MarkdownDescription: scoreStatusFilterDescription,
-				Optional:            true,
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1), knownScoreStatus()},
-			},
-			"score_url": schema.StringAttribute{
-				MarkdownDescription: scoreURLFilterDescription,
-				Optional:            true,
-				Validators:          []validator.String{scoreURL()},
-			},
+		Attributes: withScoreFilters(map[string]schema.Attribute{
 			"offset": schema.Int64Attribute{
 				MarkdownDescription: "Number of matching scores to skip, from the first in the platform's order; 0 or more. Default `0`.",
 				Optional:            true,
@@ -83,7 +71,7 @@ func (d *scoresDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 				NestedObject:        nested,
 				CustomType:          newScoreListType(nested.Type()),
 			},
-		},
+		}, scoreFilter.dataSourceAttribute),
 	}
 }
 
@@ -110,8 +98,7 @@ func (d *scoresDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 	// Each score becomes its Terraform value as it arrives; the client's page and the
 	// model of the score are garbage by the next one.
 	scores := []tftypes.Value{}
-	criteria := scoreCriteria(data.Status, data.ScoreURL)
-	for score, err := range d.client.AllScores(ctx, criteria, int(data.Offset.ValueInt64()), int(data.MaxResults.ValueInt64())) {
+	for score, err := range d.client.AllScores(ctx, data.criteria(), int(data.Offset.ValueInt64()), int(data.MaxResults.ValueInt64())) {
 		if err != nil {
 			addClientError(&resp.Diagnostics, "Unable to list scores",
 				fmt.Sprintf("Listing the scores failed after %d of them were read. Check the filters and the provider settings, and try again.",

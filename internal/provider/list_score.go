@@ -34,8 +34,7 @@ type scoreListResource struct {
 }
 
 type scoreListModel struct {
-	Status      types.String `tfsdk:"status"`
-	ScoreURL    types.String `tfsdk:"score_url"`
+	scoreFilterModel
 	AliasPrefix types.String `tfsdk:"alias_prefix"`
 }
 
@@ -52,24 +51,14 @@ func (r *scoreListResource) ListResourceConfigSchema(_ context.Context, _ list.L
 			"before, so that scores other clients publish or delete meanwhile neither hide another nor show twice: `status` and `score_url` "+
 			"filter on the platform, `alias_prefix` in the provider. A result is shown by its alias, else by the "+
 			"score file's name.", client.MaxListLimit),
-		Attributes: map[string]listschema.Attribute{
-			"status": listschema.StringAttribute{
-				MarkdownDescription: scoreStatusFilterDescription,
-				Optional:            true,
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1), knownScoreStatus()},
-			},
-			"score_url": listschema.StringAttribute{
-				MarkdownDescription: scoreURLFilterDescription,
-				Optional:            true,
-				Validators:          []validator.String{scoreURL()},
-			},
+		Attributes: withScoreFilters(map[string]listschema.Attribute{
 			"alias_prefix": listschema.StringAttribute{
 				MarkdownDescription: "Only scores whose alias (`score_id`) starts with this text; scores without an alias " +
 					"never match. Compared as written (case-sensitive).",
 				Optional:   true,
 				Validators: []validator.String{stringvalidator.LengthBetween(1, 128)},
 			},
-		},
+		}, scoreFilter.listAttribute),
 	}
 }
 
@@ -85,11 +74,10 @@ func (r *scoreListResource) List(ctx context.Context, req list.ListRequest, stre
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
 	}
-	criteria := client.ScoreCriteria{Status: cfg.Status.ValueString(), ScoreURL: cfg.ScoreURL.ValueString()}
 	prefix := cfg.AliasPrefix.ValueString()
 	stream.Results = func(push func(list.ListResult) bool) {
 		sent := int64(0)
-		for score, err := range r.client.AllScores(ctx, criteria, 0, 0) {
+		for score, err := range r.client.AllScores(ctx, cfg.criteria(), 0, 0) {
 			if err != nil {
 				result := list.ListResult{}
 				addClientError(&result.Diagnostics, "Unable to list scores",

@@ -5,7 +5,10 @@ package provider
 // the score filters, and the rendering of free-form JSON as Terraform strings.
 
 import (
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
@@ -16,15 +19,59 @@ var knownScoreStatuses = []string{
 	client.ScoreStatusPending, client.ScoreStatusRendering, client.ScoreStatusIdle, client.ScoreStatusError,
 }
 
-// scoreStatusFilterDescription documents the status filter of mediaplatform_scores and
-// mediaplatform_score_count.
-const scoreStatusFilterDescription = "Only scores with this status: `pending`, `rendering`, `idle` (rendered, ready) or " +
-	"`error` (rendering failed). Matched by equality. Another value is accepted with a warning, since the platform " +
-	"may add statuses, but it matches no score unless the platform uses it. Default: any status."
+// scoreFilterModel holds the score filters that mediaplatform_scores,
+// mediaplatform_score_count and the list resource mediaplatform_score share; their
+// models embed it, and scoreFilters declares its attributes.
+type scoreFilterModel struct {
+	Status   types.String `tfsdk:"status"`
+	ScoreURL types.String `tfsdk:"score_url"`
+}
 
-// scoreURLFilterDescription documents the score_url filter.
-const scoreURLFilterDescription = "Only scores published from exactly this address (an absolute `http` or `https` URL, " +
-	"compared as a string). Default: any address."
+// criteria is the filter of a list or count: a filter left unset does not filter.
+func (f scoreFilterModel) criteria() client.ScoreCriteria {
+	return client.ScoreCriteria{Status: f.Status.ValueString(), ScoreURL: f.ScoreURL.ValueString()}
+}
+
+// scoreFilter is one optional string attribute of scoreFilterModel, described once
+// for every schema kind that offers it.
+type scoreFilter struct {
+	description string
+	validators  []validator.String
+}
+
+// scoreFilters are the score filters by attribute name.
+var scoreFilters = map[string]scoreFilter{
+	"status": {
+		description: "Only scores with this status: `pending`, `rendering`, `idle` (rendered, ready) or " +
+			"`error` (rendering failed). Matched by equality. Another value is accepted with a warning, since the platform " +
+			"may add statuses, but it matches no score unless the platform uses it. Default: any status.",
+		validators: []validator.String{stringvalidator.LengthAtLeast(1), knownScoreStatus()},
+	},
+	"score_url": {
+		description: "Only scores published from exactly this address (an absolute `http` or `https` URL, " +
+			"compared as a string). Default: any address.",
+		validators: []validator.String{scoreURL()},
+	},
+}
+
+// withScoreFilters adds the score filters to attrs, each built by attribute for the
+// schema kind of attrs, and returns attrs.
+func withScoreFilters[A any](attrs map[string]A, attribute func(scoreFilter) A) map[string]A {
+	for name, f := range scoreFilters {
+		attrs[name] = attribute(f)
+	}
+	return attrs
+}
+
+// dataSourceAttribute is the filter in a data source's schema.
+func (f scoreFilter) dataSourceAttribute() schema.Attribute {
+	return schema.StringAttribute{MarkdownDescription: f.description, Optional: true, Validators: f.validators}
+}
+
+// listAttribute is the filter in a list resource's schema.
+func (f scoreFilter) listAttribute() listschema.Attribute {
+	return listschema.StringAttribute{MarkdownDescription: f.description, Optional: true, Validators: f.validators}
+}
 
 // scoreResultModel is one score of mediaplatform_scores: its UUID and its attributes.
 type scoreResultModel struct {
@@ -147,9 +194,4 @@ func scoreResultAttributes() map[string]schema.Attribute {
 			},
 		},
 	}
-}
-
-// scoreCriteria builds the filter of a list or count from the optional arguments.
-func scoreCriteria(status, scoreURL types.String) client.ScoreCriteria {
-	return client.ScoreCriteria{Status: status.ValueString(), ScoreURL: scoreURL.ValueString()}
 }
