@@ -20,24 +20,7 @@ demo_dir=${DEMO_DIR:-$repo_root/examples/demo}
 [[ -d $demo_dir ]] || die "no configuration at $demo_dir"
 demo_dir=$(cd "$demo_dir" && pwd)
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/mediaplatform-demo.XXXXXX")
-emulator_pid=""
-
-cleanup() {
-	local status=$?
-	if [[ -n $emulator_pid ]] && kill -0 "$emulator_pid" 2>/dev/null; then
-		kill -TERM "$emulator_pid" 2>/dev/null || true
-		wait "$emulator_pid" 2>/dev/null || true
-	fi
-	if ((status != 0)) && [[ -s $work/emulator.err ]]; then
-		printf '\nlast lines of the emulator log:\n' >&2
-		tail -n 20 "$work/emulator.err" >&2
-	fi
-	rm -rf "$work"
-	exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+start_run demo
 
 start=$SECONDS
 timings=()
@@ -103,6 +86,7 @@ phase "build"
 
 note "starting the emulator"
 : >"$work/emulator.out"
+emulator_log=$work/emulator.err
 "$work/bin/mediaplatform-emulator" -listen 127.0.0.1:0 -render-delay 150ms \
 	>"$work/emulator.out" 2>"$work/emulator.err" &
 emulator_pid=$!
@@ -127,9 +111,7 @@ printf '    admin_url      %s\n    platform_url   %s\n    publishing_url %s\n' \
 
 # The provider takes its whole configuration from the environment; nothing of the
 # caller's MEDIAPLATFORM_* settings may leak in.
-for v in "${!MEDIAPLATFORM_@}"; do
-	unset "$v"
-done
+clear_provider_settings
 export MEDIAPLATFORM_ADMIN_URL=$admin_url
 export MEDIAPLATFORM_ADMIN_USERNAME=admin
 export MEDIAPLATFORM_ADMIN_PASSWORD=admin-secret

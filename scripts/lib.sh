@@ -1,8 +1,9 @@
 # shellcheck shell=bash
 #
-# Helpers shared by the scripts in this directory (sourced, not run): building the
-# provider, a dev_overrides CLI configuration in a temporary directory, and the check
-# of example configurations against the provider's schema.
+# Helpers shared by the scripts in this directory (sourced, not run): a run's
+# temporary directory and the emulator stopped at its end, building the provider, a
+# dev_overrides CLI configuration in a temporary directory, and the check of example
+# configurations against the provider's schema.
 #
 # Nothing here touches ~/.terraformrc: the CLI configuration lives in the caller's
 # temporary directory and only this process tree sees it, through TF_CLI_CONFIG_FILE.
@@ -26,6 +27,43 @@ need_cmd() {
 	local cmd
 	for cmd in "$@"; do
 		command -v "$cmd" >/dev/null 2>&1 || die "$cmd is needed and is not on PATH"
+	done
+}
+
+# start_run NAME: makes the run's temporary directory, $work, and sets the traps that
+# end a run that starts an emulator the same way whatever happens: the emulator
+# ($emulator_pid, once the caller sets it) stopped, on failure the last lines of its
+# log ($emulator_log, once set) shown, $work removed, and the run's status kept; Ctrl-C
+# and TERM end the run with status 130 the same way.
+start_run() {
+	work=$(mktemp -d "${TMPDIR:-/tmp}/mediaplatform-$1.XXXXXX")
+	emulator_pid=""
+	emulator_log=""
+	trap end_run EXIT
+	trap 'exit 130' INT TERM
+}
+
+# end_run: the EXIT trap of start_run.
+end_run() {
+	local status=$?
+	if [[ -n $emulator_pid ]] && kill -0 "$emulator_pid" 2>/dev/null; then
+		kill -TERM "$emulator_pid" 2>/dev/null || true
+		wait "$emulator_pid" 2>/dev/null || true
+	fi
+	if ((status != 0)) && [[ -n $emulator_log && -s $emulator_log ]]; then
+		printf '\nlast lines of the emulator log:\n' >&2
+		tail -n 20 "$emulator_log" >&2
+	fi
+	rm -rf "$work"
+	exit "$status"
+}
+
+# clear_provider_settings: unsets every MEDIAPLATFORM_* variable, so that only the
+# settings the caller then exports reach the provider.
+clear_provider_settings() {
+	local v
+	for v in "${!MEDIAPLATFORM_@}"; do
+		unset "$v"
 	done
 }
 

@@ -20,23 +20,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 need_cmd go terraform curl sed
-work=$(mktemp -d "${TMPDIR:-/tmp}/mediaplatform-module-test.XXXXXX")
-emulator_pid=""
-cleanup() {
-	local status=$?
-	if [[ -n $emulator_pid ]] && kill -0 "$emulator_pid" 2>/dev/null; then
-		kill -TERM "$emulator_pid" 2>/dev/null || true
-		wait "$emulator_pid" 2>/dev/null || true
-	fi
-	if ((status != 0)) && [[ -s $work/emulator.log ]]; then
-		printf '\nlast lines of the emulator log:\n' >&2
-		tail -n 20 "$work/emulator.log" >&2
-	fi
-	rm -rf "$work"
-	exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+start_run module-test
 
 note "building the provider and the emulator (the testing guide's use-local-build.sh)"
 # A module author runs `terraform init`, then `terraform test`: the provider comes from
@@ -46,7 +30,7 @@ note "building the provider and the emulator (the testing guide's use-local-buil
 export TF_CLI_CONFIG_FILE="$work/local/terraform.rc"
 export PATH="$work/local/bin:$PATH"
 # Only the variables set below reach the provider.
-unset "${!MEDIAPLATFORM_@}" 2>/dev/null || true
+clear_provider_settings
 
 module="$work/score-catalogue"
 cp -R "$repo_root/examples/modules/score-catalogue" "$module"
