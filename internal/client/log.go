@@ -136,8 +136,8 @@ func (t *loggingTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		"path":        pathOf(req.URL),
 		"duration_ms": float64(time.Since(start).Microseconds()) / 1000,
 	}
-	if info := attemptFrom(ctx); info != nil {
-		fields["attempt"] = info.attempt
+	if l, ok := attemptOf(ctx); ok {
+		fields["attempt"] = l.n
 	}
 	if err != nil {
 		fields["error"] = err.Error()

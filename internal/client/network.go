@@ -330,8 +330,8 @@ func newStaleConnTransport(transport http.RoundTripper) *staleConnTransport {
 // the pool turned out closed (see staleConnTransport).
 func (t *staleConnTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	repeatable := idempotent(req.Method)
-	if info := attemptFrom(req.Context()); info != nil {
-		repeatable = info.retrySafe
+	if l, ok := attemptOf(req.Context()); ok {
+		repeatable = l.repeatable
 	}
 	var reused, answered, connected, dialed atomic.Bool
 	traced := req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
