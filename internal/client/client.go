@@ -38,7 +38,7 @@ type Client struct {
 	proxy func(*http.Request) (*url.URL, error)
 	local localClock // this machine's clock, as the client waits (localclock.go)
 	// connsPerHost is the transport's bound on connections per host, derived from the
-	// open-files limit (connsPerHostFor, network_failure.go).
+	// open-files limit (connsPerHostFor, request_failure.go).
 	connsPerHost int
 
 	session   cache[string]         // administrator session token
@@ -46,9 +46,9 @@ type Client struct {
 	discovery cache[*authEndpoints] // hrefs of the token flow
 	registry  cache[*serviceRoots]  // service registry document
 
-	credLoads credentialLoads // administrator logins and token grants (credential.go)
+	credLoads credentialLoads // administrator logins and token grants (request_credential.go)
 	granted   tokenLedger     // the tokens Close removes (token_ledger.go)
-	gate      rateGate        // holds every request back after a 429 (retry.go)
+	gate      rateGate        // holds every request back after a 429 (request_retry.go)
 	clock     platformClock   // the platform's clock, learned from Date headers (clock.go)
 	fallbacks fallbackLog     // the slower paths already reported at WARN (log.go)
 	counting  scoreCounting   // how this platform counts (score_count.go)

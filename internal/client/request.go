@@ -25,8 +25,6 @@ const maxAnswerBytes = 8 << 20
 var errAnswerTooLarge = fmt.Errorf("answer larger than %d MiB: the platform (or something in between) sent far more "+
 	"than the API ever does, so the provider stopped reading", maxAnswerBytes>>20)
 
-const acceptJSON = "application/json, application/hal+json, application/problem+json"
-
 // request describes one API call for Client.do.
 type request struct {
 	method string
@@ -71,15 +69,15 @@ type response struct {
 }
 
 // do runs r, the hub of every request. With send it manages, one line each:
-//   - the credential, through the seam (credential.go), and one fresh login on a refused one;
-//   - the route: host, setting, proxy, the platform's hosts (route.go);
+//   - the credential, through the seam (request_credential.go), and one fresh login on a refused one;
+//   - the route: host, setting, proxy, the platform's hosts (request_route.go, request_hosts.go);
 //   - the base headers, the credential header and the body;
-//   - the attempts and their waits, by the retry policy (retry.go), per call (request.exit);
+//   - the attempts and their waits, by the retry policy (request_retry.go), per call (request.exit);
 //   - the bounded read of the answer;
-//   - what the answer says: redirect, *APIError, the platform's or not (answers.go);
+//   - what the answer says: redirect, *APIError, the platform's or not (request_answers.go);
 //   - a redirect: followed on its origin for a request without credentials, at most
 //     maxRedirects times; for a credentialed one to a login page, an expired credential;
-//   - what the network said (network_failure.go), and an unknown outcome;
+//   - what the network said (request_failure.go), and an unknown outcome;
 //   - the platform's clock, from the Date of an answer (clock.go).
 //
 // The shared session or token is dropped and loaded once more when rejected: with 401,
@@ -309,9 +307,9 @@ func (c *Client) send(ctx context.Context, r *request, cr credential, cred strin
 //  1. gate: wait while the client is held back after a 429 (rateGate; not for the
 //     exit's requests, request.exit, which Terraform's exit window would not wait for);
 //  2. attempt: send it once (the transport may send it once more on a new connection
-//     when a kept-alive one turned out closed: staleConnTransport, network.go);
+//     when a kept-alive one turned out closed: staleConnTransport, request_transport.go);
 //  3. decide on what came back, a status or a connection error: final, or another
-//     attempt after a wait (decide, retry.go: the backoff, Retry-After, the budgets);
+//     attempt after a wait (decide, request_retry.go: the backoff, Retry-After, the budgets);
 //  4. read a final answer, bounded (maxAnswerBytes); a read cut short is decided on as
 //     the connection error it is, so a safe call is tried again;
 //  5. wait what the decision said, on the client's one clock (localclock.go), and go
@@ -409,20 +407,6 @@ func readAnswer(body io.Reader) ([]byte, error) {
 		return nil, errAnswerTooLarge
 	}
 	return b, nil
-}
-
-// setBaseHeaders sets the headers of every request: a gateway's access headers on a
-// request to the platform's hosts (first, so that none replaces the provider's own),
-// the User-Agent, and Accept (accept, or the JSON types when "").
-func (c *Client) setBaseHeaders(h http.Header, platform bool, accept string) {
-	if platform {
-		c.setRequestHeaders(h)
-	}
-	h.Set("User-Agent", c.userAgent)
-	if accept == "" {
-		accept = acceptJSON
-	}
-	h.Set("Accept", accept)
 }
 
 // UnknownOutcomeError reports a request that may have taken effect although no
