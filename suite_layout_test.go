@@ -113,8 +113,35 @@ func TestTestFileProblem(t *testing.T) {
 	}
 }
 
-// TestContributingMapsEveryClientFile checks the client map of CONTRIBUTING.md ("The
-// client's files") against the folder: every file listed exists, every file is listed.
+// clientBands are the sub-sections of CONTRIBUTING.md's client map, in order, each with
+// the rule its files' names follow (nil: none; the ground is named by its table).
+var clientBands = []struct {
+	heading string
+	names   func(file string) bool
+}{
+	{"### The pipeline", func(f string) bool { return strings.HasPrefix(f, "request") }},
+	{"### The credentials", func(f string) bool {
+		return f == "session" || f == "exit" || strings.HasPrefix(f, "token_")
+	}},
+	{"### The API areas", nil},
+	{"### The package's ground", nil},
+}
+
+// clientBandOf is the band whose naming rule file's name follows, or "" (the API areas
+// and the ground: the name says neither of the others).
+func clientBandOf(file string) string {
+	for _, b := range clientBands {
+		if b.names != nil && b.names(file) {
+			return b.heading
+		}
+	}
+	return ""
+}
+
+// TestContributingMapsEveryClientFile checks CONTRIBUTING.md's client map: each file of
+// internal/client in exactly one band's table, no row for a file that is gone, and each
+// file in the band its name says (the pipeline's request*.go, the credentials'
+// session.go, token_*.go and exit.go; an API area's or the ground's name says neither).
 func TestContributingMapsEveryClientFile(t *testing.T) {
 	b, err := os.ReadFile("CONTRIBUTING.md")
 	if err != nil {
@@ -125,25 +152,50 @@ func TestContributingMapsEveryClientFile(t *testing.T) {
 		t.Fatal(`CONTRIBUTING.md has no section "## The client's files"`)
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
-	mapped := map[string]bool{}
+	band := map[string]string{} // file → the heading of the table that lists it
+	heading := ""
 	for line := range strings.SplitSeq(section, "\n") {
+		if strings.HasPrefix(line, "### ") {
+			heading = ""
+			for _, b := range clientBands {
+				if strings.HasPrefix(line, b.heading) {
+					heading = b.heading
+				}
+			}
+			if heading == "" {
+				t.Errorf("CONTRIBUTING.md's client map has a band %q that is none of the known ones", line)
+			}
+			continue
+		}
 		if !strings.HasPrefix(line, "| `") {
 			continue
 		}
 		first, _, _ := strings.Cut(strings.TrimPrefix(line, "|"), "|")
-		for _, m := range regexp.MustCompile("`([a-z_0-9]+\\.go)`").FindAllStringSubmatch(first, -1) {
-			mapped[m[1]] = true
+		for _, m := range regexp.MustCompile("`([a-z_0-9]+)\\.go`").FindAllStringSubmatch(first, -1) {
+			switch {
+			case heading == "":
+				t.Errorf("CONTRIBUTING.md's client map lists %s.go outside the bands' tables", m[1])
+			case band[m[1]] != "":
+				t.Errorf("CONTRIBUTING.md's client map lists %s.go twice (%s, %s)", m[1], band[m[1]], heading)
+			}
+			band[m[1]] = heading
 		}
 	}
 	files := goFiles(t, "internal/client", false)
 	for _, f := range files {
-		if !mapped[f+".go"] {
+		listed := band[f]
+		switch named := clientBandOf(f); {
+		case listed == "":
 			t.Errorf("internal/client/%s.go is not in CONTRIBUTING.md's client map", f)
+		case named != "" && named != listed:
+			t.Errorf("internal/client/%s.go is listed under %q, but its name puts it under %q", f, listed, named)
+		case named == "" && listed != clientBands[2].heading && listed != clientBands[3].heading:
+			t.Errorf("internal/client/%s.go is listed under %q, whose files' names say so; rename it or list it elsewhere", f, listed)
 		}
 	}
-	for f := range mapped {
-		if !slices.Contains(files, strings.TrimSuffix(f, ".go")) {
-			t.Errorf("CONTRIBUTING.md's client map lists %s, which internal/client does not have", f)
+	for f := range band {
+		if !slices.Contains(files, f) {
+			t.Errorf("CONTRIBUTING.md's client map lists %s.go, which internal/client does not have", f)
 		}
 	}
 }

@@ -24,8 +24,6 @@ import (
 	"net/url"
 	"strings"
 	"time"
-
-	"github.com/hashicorp/go-retryablehttp"
 )
 
 // Client talks to one platform deployment. It is safe for concurrent use. It holds
@@ -34,13 +32,13 @@ import (
 type Client struct {
 	cfg       Config
 	userAgent string
-	secrets   []string // configuredSecrets(cfg), masked in every log
-	http      *retryablehttp.Client
+	secrets   []string     // configuredSecrets(cfg), masked in every log
+	http      *http.Client // one attempt; exchange (request.go) runs the attempts
 	// proxy is the transport's choice of forward proxy for a request (nil: none).
 	proxy func(*http.Request) (*url.URL, error)
 	local localClock // this machine's clock, as the client waits (localclock.go)
 	// connsPerHost is the transport's bound on connections per host, derived from the
-	// open-files limit (connsPerHostFor, network_failure.go).
+	// open-files limit (connsPerHostFor, request_failure.go).
 	connsPerHost int
 
 	session   cache[string]         // administrator session token
@@ -48,9 +46,9 @@ type Client struct {
 	discovery cache[*authEndpoints] // hrefs of the token flow
 	registry  cache[*serviceRoots]  // service registry document
 
-	credLoads credentialLoads // administrator logins and token grants (credential.go)
+	credLoads credentialLoads // administrator logins and token grants (request_credential.go)
 	granted   tokenLedger     // the tokens Close removes (token_ledger.go)
-	gate      rateGate        // holds every request back after a 429 (retry.go)
+	gate      rateGate        // holds every request back after a 429 (request_retry.go)
 	clock     platformClock   // the platform's clock, learned from Date headers (clock.go)
 	fallbacks fallbackLog     // the slower paths already reported at WARN (log.go)
 	counting  scoreCounting   // how this platform counts (score_count.go)
@@ -180,29 +178,16 @@ func New(cfg Config) (*Client, error) {
 		// caller's own has its own bound.
 		connsPerHost: connsPerHost,
 	}
-	c.gate.clock, c.renders.clk, c.refresh.clk = c.local, c.local, c.local
+	c.gate.clk, c.renders.clk, c.refresh.clk = c.local, c.local, c.local
 	if t, ok := transport.(*http.Transport); ok {
 		c.proxy = t.Proxy
 	}
-	c.http = &retryablehttp.Client{
-		HTTPClient: &http.Client{
-			Transport: newStaleConnTransport(transport),
-			Timeout:   cfg.RequestTimeout,
-			// No redirect is followed: the answer comes back as it is and becomes a
-			// *RedirectError, so no credential ever goes where a redirect points.
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		},
-		RetryWaitMin: cfg.RetryWaitMin,
-		RetryWaitMax: cfg.RetryWaitMax,
-		// checkRetry decides, by count or by time; this only stops a runaway loop.
-		RetryMax:   maxAttempts,
-		CheckRetry: c.checkRetry,
-		// The wait between attempts (backoff, Retry-After) is taken on the client's
-		// clock in waitBeforeRetry, not on the library's timer.
-		Backoff:        noBackoff,
-		PrepareRetry:   c.waitBeforeRetry,
-		ErrorHandler:   retryablehttp.PassthroughErrorHandler,
-		RequestLogHook: c.beforeAttempt,
+	c.http = &http.Client{
+		Transport: newStaleConnTransport(transport),
+		Timeout:   cfg.RequestTimeout,
+		// No redirect is followed: the answer comes back as it is and becomes a
+		// *RedirectError, so no credential ever goes where a redirect points.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	return c, nil
 }

@@ -1,8 +1,8 @@
 package client
 
 // The client's errors and their predicates. An error type lives in the file of the
-// mechanism that returns it (RetryAfterError in retry.go, NetworkError in
-// network_failure.go, UnknownOutcomeError in request.go); this file keeps the
+// mechanism that returns it (RetryAfterError in request_retry.go, NetworkError in
+// request_failure.go, UnknownOutcomeError in request.go); this file keeps the
 // platform's error answers (APIError, and OAuthError from the token endpoint), the
 // error types that several mechanisms return, and every predicate (IsNotFound,
 // IsUnknownOutcome, …). An error states facts: what happened and where (method,

@@ -12,7 +12,7 @@ package client
 // pace, a 429 or 503 repeated exactly when Retry-After says (sooner would only be
 // refused again; without one, after a second, as the pipeline assumes), a failed
 // connection at once, giving up only when the window cannot hold the next attempt
-// (checkExitRetry, in retry.go). Each release is named at WARN before it leaves and
+// (decideExit, in request_retry.go). Each release is named at WARN before it leaves and
 // confirmed after (exitReported), so that a process killed in its exit still says
 // which credential it may leave live.
 

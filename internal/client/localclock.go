@@ -34,6 +34,22 @@ func (realClock) Sleep(ctx context.Context, d time.Duration) error { return slee
 
 func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
+// onClock is how a mechanism of the client (the rate gate, the rendering wait, the
+// batched refresh) reads the client's one clock: New sets clk to Client.local, and a
+// zero value, as a test makes one, reads the real clock.
+type onClock struct{ clk localClock }
+
+// now is the time on the clock.
+func (o onClock) now() time.Time { return orRealClock(o.clk).Now() }
+
+// after is a channel that receives the time once d has passed.
+func (o onClock) after(d time.Duration) <-chan time.Time { return orRealClock(o.clk).After(d) }
+
+// sleep waits for d, or until ctx ends.
+func (o onClock) sleep(ctx context.Context, d time.Duration) error {
+	return orRealClock(o.clk).Sleep(ctx, d)
+}
+
 // orRealClock is k, or the real clock when k is nil.
 func orRealClock(k localClock) localClock {
 	if k == nil {

@@ -3,12 +3,10 @@ package client
 import (
 	"context"
 	"encoding/base64"
-	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
@@ -116,37 +114,6 @@ func maskCredential(ctx context.Context, cred string) context.Context {
 
 func logDebug(ctx context.Context, msg string, fields map[string]any) {
 	tflog.SubsystemDebug(ctx, LogSubsystem, msg, fields)
-}
-
-// loggingTransport logs every HTTP attempt: method, host, path (never the
-// query), status, duration and attempt number. It never logs headers or
-// bodies, which carry credentials, tokens and viewer URLs.
-type loggingTransport struct {
-	next http.RoundTripper
-}
-
-// RoundTrip performs and logs one HTTP attempt.
-func (t *loggingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	ctx := req.Context()
-	start := time.Now()
-	resp, err := t.next.RoundTrip(req)
-	fields := map[string]any{
-		"method":      req.Method,
-		"host":        req.URL.Host,
-		"path":        pathOf(req.URL),
-		"duration_ms": float64(time.Since(start).Microseconds()) / 1000,
-	}
-	if info := attemptFrom(ctx); info != nil {
-		fields["attempt"] = info.attempt
-	}
-	if err != nil {
-		fields["error"] = err.Error()
-		logDebug(ctx, "HTTP request failed", fields)
-		return resp, err
-	}
-	fields["status"] = resp.StatusCode
-	logDebug(ctx, "HTTP request", fields)
-	return resp, nil
 }
 
 // fallbackLog holds the kinds of slower path already reported at WARN (warnFallback):

@@ -126,7 +126,7 @@ func (r *renderWait) judge(ctx context.Context, c *Client, w *renderWaiter, s *S
 		// The platform's two timestamps are one clock, but that clock may have stepped
 		// between them (an NTP correction, a failover to a node with another clock): the
 		// rendering took no longer than this machine's monotonic clock saw of the wait.
-		if took := min(s.UpdatedAt.Sub(s.CreatedAt), r.clock().Sub(w.since)); took >= 0 && !s.UpdatedAt.IsZero() && !s.CreatedAt.IsZero() {
+		if took := min(s.UpdatedAt.Sub(s.CreatedAt), r.now().Sub(w.since)); took >= 0 && !s.UpdatedAt.IsZero() && !s.CreatedAt.IsZero() {
 			r.renderTime, r.renderKnown = took, true
 		}
 		r.mu.Unlock()
@@ -136,7 +136,7 @@ func (r *renderWait) judge(ctx context.Context, c *Client, w *renderWaiter, s *S
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	w.last, w.read = s, true
-	now := r.clock()
+	now := r.now()
 	w.due = now.Add(w.backoff)
 	w.backoff = min(2*w.backoff, pollMax)
 	if r.renderKnown {

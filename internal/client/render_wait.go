@@ -93,8 +93,7 @@ type renderWait struct {
 	newestFirst, totalKnown bool
 	total                   int
 
-	// clk is the client's one clock (localclock.go), set by New.
-	clk localClock
+	onClock // the client's one clock, set by New
 }
 
 // renderWaiter is one wait.
@@ -109,10 +108,6 @@ type renderWaiter struct {
 	err     error         // what ended the wait otherwise
 	done    chan struct{} // closed when result or err is set
 }
-
-func (r *renderWait) clock() time.Time { return orRealClock(r.clk).Now() }
-
-func (r *renderWait) timer(d time.Duration) <-chan time.Time { return orRealClock(r.clk).After(d) }
 
 // poke wakes the reader: a wait arrived or a publish ended, so the round may start
 // at another time.
@@ -148,12 +143,12 @@ func (r *renderWait) publishing() func() {
 	r.mu.Lock()
 	r.onWire++
 	r.peak = max(r.peak, r.onWire+len(r.waiters))
-	r.activity = r.clock()
+	r.activity = r.now()
 	r.mu.Unlock()
 	return func() {
 		r.mu.Lock()
 		r.onWire--
-		r.activity = r.clock()
+		r.activity = r.now()
 		r.mu.Unlock()
 		r.poke()
 	}
@@ -177,7 +172,7 @@ func (c *Client) WaitForRendering(ctx context.Context, idOrAlias string) (*Score
 	r := &c.renders
 	w := &renderWaiter{id: idOrAlias, done: make(chan struct{}), backoff: pollStart}
 	r.mu.Lock()
-	w.since = r.clock()
+	w.since = r.now()
 	w.due = w.since.Add(pollStart) // a score just published is pending
 	if r.renderKnown {
 		w.due = w.since.Add(r.rendered())
@@ -255,20 +250,20 @@ func (c *Client) renderLoop(ctx context.Context) {
 			return
 		}
 		at := earliest(r.nextRound())
-		now := r.clock()
+		now := r.now()
 		r.mu.Unlock()
 		if at.After(now) {
 			// Woken by the timer, the round is placed again with the waits there are
 			// then: a wait that arrived meanwhile may make it later (its wave is not
 			// complete without it) or earlier.
 			select {
-			case <-r.timer(at.Sub(now)):
+			case <-r.after(at.Sub(now)):
 			case <-r.wake: // a new wait, or a publish ended
 			}
 			continue
 		}
 		r.mu.Lock()
-		now = r.clock()
+		now = r.now()
 		_, wave := r.nextRound()
 		whole := !wave.IsZero() && !wave.After(now)
 		var due []*renderWaiter

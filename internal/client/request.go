@@ -14,8 +14,6 @@ import (
 	"net/http"
 	"net/url"
 	"time"
-
-	"github.com/hashicorp/go-retryablehttp"
 )
 
 // maxAnswerBytes bounds every answer the client reads. The largest answers of the
@@ -26,8 +24,6 @@ const maxAnswerBytes = 8 << 20
 // errAnswerTooLarge is the error for an answer over maxAnswerBytes.
 var errAnswerTooLarge = fmt.Errorf("answer larger than %d MiB: the platform (or something in between) sent far more "+
 	"than the API ever does, so the provider stopped reading", maxAnswerBytes>>20)
-
-const acceptJSON = "application/json, application/hal+json, application/problem+json"
 
 // request describes one API call for Client.do.
 type request struct {
@@ -55,7 +51,7 @@ type request struct {
 	// the rate gate does not pace them, a 429 or 503 is repeated exactly when
 	// Retry-After says (unannouncedWait without one) and a failed connection after
 	// exitRetryWait, whatever max_retries says, until the context's deadline cannot hold
-	// the next wait (checkExitRetry); and their answer must be the platform's whatever its
+	// the next wait (decideExit); and their answer must be the platform's whatever its
 	// status. Set textAnswer with it: a platform may answer a logout in words.
 	exit bool
 }
@@ -73,15 +69,15 @@ type response struct {
 }
 
 // do runs r, the hub of every request. With send it manages, one line each:
-//   - the credential, through the seam (credential.go), and one fresh login on a refused one;
-//   - the route: host, setting, proxy, the platform's hosts (route.go);
+//   - the credential, through the seam (request_credential.go), and one fresh login on a refused one;
+//   - the route: host, setting, proxy, the platform's hosts (request_route.go, request_hosts.go);
 //   - the base headers, the credential header and the body;
-//   - the attempts and their waits, by the retry policy (retry.go), per call (request.exit);
+//   - the attempts and their waits, by the retry policy (request_retry.go), per call (request.exit);
 //   - the bounded read of the answer;
-//   - what the answer says: redirect, *APIError, the platform's or not (answers.go);
+//   - what the answer says: redirect, *APIError, the platform's or not (request_answers.go);
 //   - a redirect: followed on its origin for a request without credentials, at most
 //     maxRedirects times; for a credentialed one to a login page, an expired credential;
-//   - what the network said (network_failure.go), and an unknown outcome;
+//   - what the network said (request_failure.go), and an unknown outcome;
 //   - the platform's clock, from the Date of an answer (clock.go).
 //
 // The shared session or token is dropped and loaded once more when rejected: with 401,
@@ -232,42 +228,9 @@ func seeOtherAfterWrite(r *request, resp *response) bool {
 	return err == nil && resp.header.Get("Location") != "" && hostIn(loc, []string{resp.url.String()})
 }
 
-// attemptInfo carries per-call state through the retry loop (in the request
-// context), so that the shared retry policy can tell calls apart.
-type attemptInfo struct {
-	retrySafe bool
-	exit      bool // request.exit
-	attempt   int
-	start     time.Time // when the first attempt began
-	sent      time.Time // when the latest attempt began
-	// rateLimited counts the attempts answered 429: they spend the rate-limit
-	// budget, not max_retries, so that a rate limit does not use up the retries
-	// meant for other failures.
-	rateLimited int
-	// unannounced counts the 429 and 503 answers without Retry-After: each doubles
-	// the wait the next one takes (unannouncedWaitAfter).
-	unannounced int
-	// wait is what checkRetry decided to wait before the next attempt (waitBeforeRetry),
-	// and refusal, for an exit request, the refusal that wait follows.
-	refusal  error
-	wait     time.Duration
-	body     []byte
-	bodyRead bool
-}
-
-// failures is the number of attempts so far that max_retries counts: every
-// attempt but those answered 429.
-func (a *attemptInfo) failures() int { return a.attempt - a.rateLimited }
-
-type attemptKey struct{}
-
-func attemptFrom(ctx context.Context) *attemptInfo {
-	info, _ := ctx.Value(attemptKey{}).(*attemptInfo)
-	return info
-}
-
-// send performs one logical HTTP exchange (with transport-level retries) with the
-// credential cred of cr (nil: none) and reads the whole response.
+// send performs one logical exchange of r with the credential cred of cr (nil: none):
+// it builds the request once, runs its attempts (exchange) and reads the outcome of the
+// last one as a response or as the error that says what the network did.
 func (c *Client) send(ctx context.Context, r *request, cr credential, cred string) (*response, error) {
 	u, err := url.Parse(r.url)
 	if err != nil {
@@ -278,53 +241,36 @@ func (c *Client) send(ctx context.Context, r *request, cr credential, cred strin
 	}
 	path := pathOf(u)
 
-	var body any
-	contentType := ""
+	var body []byte
+	header := make(http.Header)
+	rt := c.routeOf(u)
+	c.setBaseHeaders(header, rt.platform, r.accept)
 	switch {
 	case r.body != nil:
 		b, err := json.Marshal(r.body)
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: encoding request: %w", r.method, path, err)
 		}
-		body, contentType = b, "application/json"
+		body = b
+		header.Set("Content-Type", "application/json")
 	case r.form != nil:
-		body, contentType = []byte(r.form.Encode()), "application/x-www-form-urlencoded"
-	}
-
-	info := &attemptInfo{retrySafe: r.repeatable(), exit: r.exit, start: c.local.Now()}
-	rt := c.routeOf(u)
-	ctx = rt.context(context.WithValue(ctx, attemptKey{}, info))
-	req, err := retryablehttp.NewRequestWithContext(ctx, r.method, u.String(), body)
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", r.method, path, err)
-	}
-	c.setBaseHeaders(req.Header, rt.platform, r.accept)
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
+		body = []byte(r.form.Encode())
+		header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 	switch {
 	case r.basic != "":
-		req.Header.Set("Authorization", "Basic "+r.basic)
+		header.Set("Authorization", "Basic "+r.basic)
 	case cr != nil:
-		cr.set(req.Header, cred)
+		cr.set(header, cred)
 	}
-	// Read the body inside the retry loop, so that a connection dropped while
-	// the answer arrives is retried like any other connection error.
-	req.SetResponseHandler(func(resp *http.Response) error {
-		defer resp.Body.Close()
-		b, err := readAnswer(resp.Body)
-		info.body, info.bodyRead = b, err == nil
-		return err
-	})
 
+	ctx = rt.context(ctx)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	resp, err := c.http.Do(req)
+	a := attempts{repeatable: r.repeatable(), exit: r.exit, start: c.local.Now()}
+	resp, err := c.exchange(ctx, r.method, u, header, body, &a)
 	if err != nil {
-		if resp != nil && !info.bodyRead {
-			resp.Body.Close()
-		}
 		var urlErr *url.Error
 		if errors.As(err, &urlErr) {
 			err = urlErr.Err // its message repeats the whole address
@@ -338,28 +284,93 @@ func (c *Client) send(ctx context.Context, r *request, cr credential, cred strin
 		}
 		if isCertificateError(err) || isPlainHTTP(err) || tlsAlert(err) != "" {
 			// The handshake failed, so nothing was sent: the outcome is known.
-			return nil, c.networkError(r.method, rt, err, info.attempt)
+			return nil, c.networkError(r.method, rt, err, a.n)
 		}
-		var netErr error = c.networkError(r.method, rt, err, info.attempt)
+		var netErr error = c.networkError(r.method, rt, err, a.n)
 		if ctx.Err() != nil {
 			// The caller stopped waiting (a Terraform timeout or interrupt): not the network.
 			netErr = fmt.Errorf("%s %s: %w", r.method, path, err)
 		}
-		if !info.retrySafe && !isDialError(err) {
+		if !a.repeatable && !isDialError(err) {
 			return nil, r.unknownOutcome(path, netErr)
 		}
 		return nil, netErr
 	}
-	if !info.bodyRead {
-		// Retries ran out on a retryable status; the handler did not run.
-		b, err := readAnswer(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s %s: reading response: %w", r.method, path, err)
-		}
-		info.body = b
+	resp.url, resp.route, resp.sent, resp.received = u, rt, a.sent, time.Now()
+	return resp, nil
+}
+
+// exchange sends a request until one attempt is final, and returns that attempt's
+// answer (status, header and body), or the error that ended the exchange. One attempt, in the
+// order it happens:
+//
+//  1. gate: wait while the client is held back after a 429 (rateGate; not for the
+//     exit's requests, request.exit, which Terraform's exit window would not wait for);
+//  2. attempt: send it once (the transport may send it once more on a new connection
+//     when a kept-alive one turned out closed: staleConnTransport, request_transport.go);
+//  3. decide on what came back, a status or a connection error: final, or another
+//     attempt after a wait (decide, request_retry.go: the backoff, Retry-After, the budgets);
+//  4. read a final answer, bounded (maxAnswerBytes); a read cut short is decided on as
+//     the connection error it is, so a safe call is tried again;
+//  5. wait what the decision said, on the client's one clock (localclock.go), and go
+//     back to 1. An answer that is not final is drained unread first, so that its
+//     connection is used again.
+//
+// The status is decided on before the body is read: a 429 or 503 is tried again
+// whatever its body, so a body cut short never turns their repeat into an unknown
+// outcome. After maxAttempts attempts the last answer is final whatever the decision
+// said. An exchange that fails closes the idle connections, which a failure may have
+// left broken.
+func (c *Client) exchange(ctx context.Context, method string, u *url.URL, header http.Header, body []byte, a *attempts) (*response, error) {
+	fail := func(err error) (*response, error) {
+		c.http.CloseIdleConnections()
+		return nil, err
 	}
-	return &response{status: resp.StatusCode, header: resp.Header, body: info.body, url: u, route: rt, sent: info.sent, received: time.Now()}, nil
+	for {
+		a.n++
+		if !a.exit {
+			c.gate.wait(ctx) // 1. gate
+		}
+		a.sent = time.Now()
+		req, err := http.NewRequestWithContext(withAttempt(ctx, a), method, u.String(), bytes.NewReader(body))
+		if err != nil {
+			return fail(err)
+		}
+		req.Header = header.Clone()
+		resp, sendErr := c.http.Do(req)                     // 2. attempt
+		again, wait, err := c.decide(ctx, a, resp, sendErr) // 3. decide
+		if again && a.n > maxAttempts {
+			again = false // a runaway loop: the last answer is final
+		}
+		switch {
+		case !again && sendErr != nil:
+			return fail(err)
+		case !again:
+			answer, readErr := readAnswer(resp.Body) // 4. read
+			resp.Body.Close()
+			if readErr == nil && err == nil {
+				return &response{status: resp.StatusCode, header: resp.Header, body: answer}, nil
+			}
+			if readErr != nil {
+				again, wait, err = c.decide(ctx, a, resp, readErr)
+			}
+			if !again {
+				return fail(err)
+			}
+		case sendErr == nil:
+			drainAnswer(resp.Body) // tried again: its connection serves the next attempt
+		}
+		if err := c.waitBefore(ctx, a, wait); err != nil { // 5. wait
+			return fail(err)
+		}
+	}
+}
+
+// drainAnswer reads what is left of an answer not used, up to a bound, and closes it,
+// so that its connection can carry the next attempt.
+func drainAnswer(body io.ReadCloser) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, 4096))
+	body.Close()
 }
 
 // repeatable reports whether sending r twice is harmless: its method is idempotent,
@@ -396,20 +407,6 @@ func readAnswer(body io.Reader) ([]byte, error) {
 		return nil, errAnswerTooLarge
 	}
 	return b, nil
-}
-
-// setBaseHeaders sets the headers of every request: a gateway's access headers on a
-// request to the platform's hosts (first, so that none replaces the provider's own),
-// the User-Agent, and Accept (accept, or the JSON types when "").
-func (c *Client) setBaseHeaders(h http.Header, platform bool, accept string) {
-	if platform {
-		c.setRequestHeaders(h)
-	}
-	h.Set("User-Agent", c.userAgent)
-	if accept == "" {
-		accept = acceptJSON
-	}
-	h.Set("Accept", accept)
 }
 
 // UnknownOutcomeError reports a request that may have taken effect although no

@@ -87,8 +87,7 @@ type scoreRefresh struct {
 	// getCost and pageCost are moving averages of what one GET of a score and one
 	// list page took (zero before the first).
 	getCost, pageCost time.Duration
-	// clk is the client's one clock (localclock.go), set by New.
-	clk localClock
+	onClock           // the client's one clock, set by New
 	// created holds the creation times (the platform's clock) of the scores this
 	// process published or refreshed from a state, by UUID and by alias: a 404 for one
 	// of them is doubted while it is young (readAgainWhileYoung).
@@ -123,10 +122,6 @@ func (r *scoreRefresh) createdAt(key string) time.Time {
 	defer r.mu.Unlock()
 	return r.created[key]
 }
-
-func (r *scoreRefresh) clock() time.Time { return orRealClock(r.clk).Now() }
-
-func (r *scoreRefresh) timer(d time.Duration) <-chan time.Time { return orRealClock(r.clk).After(d) }
 
 // observe adds one measured duration to a moving average (weight 1/4).
 func observe(avg *time.Duration, d time.Duration) {
@@ -225,7 +220,7 @@ func (c *Client) RefreshScore(ctx context.Context, idOrAlias string) (*Score, er
 	if c.cfg.RefreshStrategy == RefreshIndividual {
 		return c.GetScore(ctx, idOrAlias)
 	}
-	if s, ok := c.fromSnapshot(ctx, idOrAlias, c.refresh.clock()); ok {
+	if s, ok := c.fromSnapshot(ctx, idOrAlias, c.refresh.now()); ok {
 		return s, nil
 	}
 	start := time.Now()
@@ -247,7 +242,7 @@ func (c *Client) fromSnapshot(ctx context.Context, idOrAlias string, start time.
 	r.reads++
 	gen := r.generation
 	if snap := r.snapshot; snap.answers(gen, start) {
-		return c.lookup(ctx, snap, idOrAlias, r.timer(r.waitBound()))
+		return c.lookup(ctx, snap, idOrAlias, r.after(r.waitBound()))
 	}
 	if r.failed || r.summaries || r.reads == 1 {
 		return nil, false
@@ -269,7 +264,7 @@ func (c *Client) fromSnapshot(ctx context.Context, idOrAlias string, start time.
 		if r.getCost > 0 {
 			wait = 2 * r.waitBound()
 		}
-		countDeadline := r.timer(wait)
+		countDeadline := r.after(wait)
 		r.mu.Unlock()
 		select {
 		case <-count.done:
@@ -281,7 +276,7 @@ func (c *Client) fromSnapshot(ctx context.Context, idOrAlias string, start time.
 			return nil, false
 		}
 	}
-	deadline := r.timer(r.waitBound())
+	deadline := r.after(r.waitBound())
 	if snap := r.snapshot; snap.answers(gen, start) {
 		return c.lookup(ctx, snap, idOrAlias, deadline)
 	}

@@ -1,6 +1,6 @@
 package client
 
-// The fuzz targets of auth.go: the token flow's answers (discovery, the password
+// The fuzz targets of token_flow.go: the token flow's answers (discovery, the password
 // grant, the token information and extension), through the whole pipeline, and the
 // reading of a refused grant.
 

@@ -16,8 +16,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/hashicorp/go-retryablehttp"
 )
 
 // Waiting on a rate limit. A 429 answer (the platform asks the client to slow down
@@ -62,38 +60,79 @@ func (e *RetryAfterError) Error() string {
 		"request's retry budget; giving up instead of waiting", e.Status, e.Wait.Round(time.Second), e.Left.Round(time.Second))
 }
 
-// checkRetry is the retry policy: 429 and 503 are always retried (the contract
-// guarantees they come before any effect); connection errors, 502 and 504 only for
-// calls that are safe to repeat, except a failed dial, which never reached the
-// server. A 429 is retried within the call's rate-limit budget (time, however many
+// attempts is the state of one exchange's attempts, a local of exchange (request.go):
+// what decide counts, and the times it judges its budgets by.
+type attempts struct {
+	repeatable bool      // request.repeatable: a failure after the request's effect may be tried again
+	exit       bool      // request.exit
+	n          int       // attempts begun, the current one included
+	start      time.Time // when the first attempt began, on the client's clock
+	sent       time.Time // when the latest attempt began, on the real clock (response.sent)
+	// rateLimited counts the attempts answered 429: they spend the rate-limit
+	// budget, not max_retries, so that a rate limit does not use up the retries
+	// meant for other failures.
+	rateLimited int
+	// unannounced counts the 429 and 503 answers without Retry-After: each doubles
+	// the wait the next one takes (unannouncedWaitAfter).
+	unannounced int
+	// refusal is, for an exit request, the refusal the coming wait follows: what the
+	// call ends in when the exit's window ends during the wait.
+	refusal error
+}
+
+// failures is the number of attempts so far that max_retries counts: every
+// attempt but those answered 429.
+func (a *attempts) failures() int { return a.n - a.rateLimited }
+
+// attemptLabel is what the transport learns of the attempt it sends (the one context
+// value of the pipeline, read-only): its number, for the log, and whether the request
+// may be sent again after a failure that may have followed its effect.
+type attemptLabel struct {
+	n          int
+	repeatable bool
+}
+
+type attemptKey struct{}
+
+// withAttempt labels ctx with a's current attempt, for the transport.
+func withAttempt(ctx context.Context, a *attempts) context.Context {
+	return context.WithValue(ctx, attemptKey{}, attemptLabel{n: a.n, repeatable: a.repeatable})
+}
+
+// attemptOf is the label of the attempt ctx sends, if any.
+func attemptOf(ctx context.Context) (attemptLabel, bool) {
+	l, ok := ctx.Value(attemptKey{}).(attemptLabel)
+	return l, ok
+}
+
+// decide is the retry policy: it says whether the attempt a just made, answered resp or
+// failed with err, is tried again, and after what wait. 429 and 503 are always retried
+// (the contract guarantees they come before any effect); connection errors, 502 and
+// 504 only for calls that are safe to repeat, except a failed dial, which never reached
+// the server. A 429 is retried within the call's rate-limit budget (time, however many
 // attempts) and does not count against max_retries; everything else is retried
-// max_retries times; a Retry-After longer than the budget left ends the call.
-func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
-	info := attemptFrom(ctx)
-	if info == nil {
-		info = &attemptInfo{attempt: 1, start: c.local.Now()}
+// max_retries times; a Retry-After longer than the budget left ends the call. The error
+// is the one the exchange ends in if it ends here.
+func (c *Client) decide(ctx context.Context, a *attempts, resp *http.Response, err error) (again bool, wait time.Duration, _ error) {
+	if a.exit {
+		return c.decideExit(ctx, a, resp, err)
 	}
-	if info.exit {
-		return c.checkExitRetry(ctx, info, resp, err)
-	}
-	safe := info.retrySafe
-	attempt := info.attempt
-	withinCount := info.failures() <= c.cfg.MaxRetries
+	withinCount := a.failures() <= c.cfg.MaxRetries
 	if err != nil {
 		if ctx.Err() != nil || !transient(err) {
-			return false, err
+			return false, 0, err
 		}
-		retry := (safe || isDialError(err)) && withinCount
-		if isTimeout(err) && info.failures() >= 2 {
+		retry := (a.repeatable || isDialError(err)) && withinCount
+		if isTimeout(err) && a.failures() >= 2 {
 			// Nothing answered twice within request_timeout: more attempts would only make
 			// a CI job wait max_retries × request_timeout for the same silence.
 			retry = false
 		}
-		if retry {
-			logDebug(ctx, "retrying after a connection error", map[string]any{"error": err.Error(), "attempt": attempt})
-			info.wait = c.backoffAfter(info, resp)
+		if !retry {
+			return false, 0, err
 		}
-		return retry, err
+		logDebug(ctx, "retrying after a connection error", map[string]any{"error": err.Error(), "attempt": a.n})
+		return true, c.backoffAfter(a, resp), err
 	}
 	retry := false
 	switch resp.StatusCode {
@@ -103,19 +142,19 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 		}
 		asked, hasRetryAfter := retryAfter(resp.Header)
 		if !hasRetryAfter {
-			asked = unannouncedWaitAfter(info.unannounced)
-			info.unannounced++
+			asked = unannouncedWaitAfter(a.unannounced)
+			a.unannounced++
 		}
-		elapsed := c.local.Now().Sub(info.start)
+		elapsed := c.local.Now().Sub(a.start)
 		if resp.StatusCode == http.StatusTooManyRequests {
-			info.rateLimited++
+			a.rateLimited++
 		}
 		budget := c.retryBudget(resp.StatusCode)
 		// A wait longer than what is left fails at once, naming the wait; a budget
 		// already spent ends in the status itself ("kept answering 429").
 		if left := budget - elapsed; hasRetryAfter && left > 0 && asked > left &&
 			(resp.StatusCode != http.StatusServiceUnavailable || withinCount) {
-			return false, &RetryAfterError{Wait: asked, Left: max(budget-elapsed, 0), Status: resp.StatusCode}
+			return false, 0, &RetryAfterError{Wait: asked, Left: max(budget-elapsed, 0), Status: resp.StatusCode}
 		}
 		if resp.StatusCode == http.StatusTooManyRequests {
 			// Every request of this client waits with this one: at high parallelism a
@@ -126,43 +165,33 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 			retry = withinCount
 		}
 	case http.StatusBadGateway, http.StatusGatewayTimeout:
-		retry = safe && withinCount
+		retry = a.repeatable && withinCount
 	}
-	if retry {
-		logDebug(ctx, "retrying after a transient answer", map[string]any{
-			"status": resp.StatusCode, "retry_after": resp.Header.Get("Retry-After"), "attempt": attempt,
-		})
-		info.wait = c.backoffAfter(info, resp)
+	if !retry {
+		return false, 0, nil
 	}
-	return retry, nil
+	logDebug(ctx, "retrying after a transient answer", map[string]any{
+		"status": resp.StatusCode, "retry_after": resp.Header.Get("Retry-After"), "attempt": a.n,
+	})
+	return true, c.backoffAfter(a, resp), nil
 }
 
-// backoffAfter is the wait before the attempt after info's latest, answered resp (nil:
+// backoffAfter is the wait before the attempt after a's latest, answered resp (nil:
 // none): what backoff says for it.
-func (c *Client) backoffAfter(info *attemptInfo, resp *http.Response) time.Duration {
-	return backoff(c.cfg.RetryWaitMin, c.cfg.RetryWaitMax, info.attempt-1, resp)
+func (c *Client) backoffAfter(a *attempts, resp *http.Response) time.Duration {
+	return backoff(c.cfg.RetryWaitMin, c.cfg.RetryWaitMax, a.n-1, resp)
 }
 
-// noBackoff is the library's wait between attempts: none, as waitBeforeRetry takes it
-// on the client's clock.
-func noBackoff(time.Duration, time.Duration, int, *http.Response) time.Duration { return 0 }
-
-// waitBeforeRetry runs before each repeated attempt: it waits what checkRetry decided
-// (backoff, Retry-After) on the client's clock, and ends the call when the context ends
-// during the wait.
-func (c *Client) waitBeforeRetry(req *http.Request) error {
-	info := attemptFrom(req.Context())
-	if info == nil {
-		return nil
-	}
-	wait := info.wait
-	info.wait = 0
+// waitBefore waits what decide said before the next attempt of a, on the client's
+// clock, and ends the exchange when ctx ends first: in the refusal the wait followed,
+// for an exit request, else in ctx's error.
+func (c *Client) waitBefore(ctx context.Context, a *attempts, wait time.Duration) error {
 	if wait <= 0 {
-		return req.Context().Err()
+		return ctx.Err()
 	}
-	err := c.local.Sleep(req.Context(), wait)
-	if err != nil && info.refusal != nil {
-		return info.refusal // the exit's window ended: the refusal is what it met
+	err := c.local.Sleep(ctx, wait)
+	if err != nil && a.refusal != nil {
+		return a.refusal // the exit's window ended: the refusal is what it met
 	}
 	return err
 }
@@ -170,36 +199,35 @@ func (c *Client) waitBeforeRetry(req *http.Request) error {
 // exitRetryWait is the wait before repeating an exit request whose connection failed.
 const exitRetryWait = 50 * time.Millisecond
 
-// checkExitRetry is checkRetry for an exit request (request.exit): a 429 or 503 is
-// repeated after the wait Retry-After asks for (unannouncedWait without one), a
-// transient connection failure after exitRetryWait, as long as ctx's deadline can hold
-// the wait. A 429 or 503 left unrepeated ends the call in an *exitRefusal.
-func (c *Client) checkExitRetry(ctx context.Context, info *attemptInfo, resp *http.Response, err error) (bool, error) {
+// decideExit is decide for an exit request (request.exit): a 429 or 503 is repeated
+// after the wait Retry-After asks for (unannouncedWait without one), a transient
+// connection failure after exitRetryWait, as long as ctx's deadline can hold the wait.
+// A 429 or 503 left unrepeated ends the call in an *exitRefusal.
+func (c *Client) decideExit(ctx context.Context, a *attempts, resp *http.Response, err error) (again bool, wait time.Duration, _ error) {
 	wait, refused := exitRetryWait, false
 	switch {
 	case err != nil && !transient(err):
-		return false, err
+		return false, 0, err
 	case err == nil && resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable:
-		return false, nil
+		return false, 0, nil
 	case err == nil:
 		wait = unannouncedWait
 		if asked, ok := retryAfter(resp.Header); ok {
 			wait = asked
 		}
-		err, refused = &exitRefusal{status: resp.StatusCode, attempts: info.attempt, over: c.local.Now().Sub(info.start)}, true
+		err, refused = &exitRefusal{status: resp.StatusCode, attempts: a.n, over: c.local.Now().Sub(a.start)}, true
 	}
 	if deadline, ok := ctx.Deadline(); (ok && deadline.Sub(c.local.Now()) < wait) || ctx.Err() != nil {
-		return false, err
+		return false, 0, err
 	}
-	info.wait = wait
 	if refused {
 		logDebug(ctx, "exit request refused, repeating it after the wait asked for", map[string]any{
-			"status": resp.StatusCode, "retry_after": resp.Header.Get("Retry-After"), "attempt": info.attempt,
+			"status": resp.StatusCode, "retry_after": resp.Header.Get("Retry-After"), "attempt": a.n,
 		})
-		info.refusal = err
-		return true, nil
+		a.refusal = err
+		return true, wait, nil
 	}
-	return true, err
+	return true, wait, err
 }
 
 // exitRefusal is an exit request that the platform refused with 429 or 503 at every
@@ -314,19 +342,6 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
-// beforeAttempt runs before every attempt: it records the attempt number and, but for
-// an exit request, waits while the client is paused by a rate limit.
-func (c *Client) beforeAttempt(_ retryablehttp.Logger, req *http.Request, i int) {
-	info := attemptFrom(req.Context())
-	if info == nil || !info.exit {
-		c.gate.wait(req.Context())
-	}
-	if info != nil {
-		info.attempt = i + 1
-		info.sent = time.Now()
-	}
-}
-
 // rateGate holds back every request of a client after a 429, until the wait the
 // platform asked for has passed; the requests then resume spread over one such wait
 // instead of all at once. From the first 429 that asks for a wait on, it also paces the
@@ -336,10 +351,10 @@ func (c *Client) beforeAttempt(_ retryablehttp.Logger, req *http.Request, i int)
 // by attempts spaced below it, instead of bursts that are refused and paused. The pace
 // ends paceMemory after the last 429.
 type rateGate struct {
-	clock  localClock // the client's; nil is the real clock
-	mu     sync.Mutex
-	until  time.Time
-	spread time.Duration
+	onClock // the client's one clock, set by New
+	mu      sync.Mutex
+	until   time.Time
+	spread  time.Duration
 
 	recent    []time.Time // attempts let through in the last second
 	rate      float64     // attempts a second while pacing (0: not pacing)
@@ -412,11 +427,8 @@ func (g *rateGate) wait(ctx context.Context) {
 	g.mu.Unlock()
 	switch {
 	case !slot.IsZero():
-		_ = orRealClock(g.clock).Sleep(ctx, slot.Sub(g.now()))
+		_ = g.sleep(ctx, slot.Sub(g.now()))
 	case left > 0:
-		_ = orRealClock(g.clock).Sleep(ctx, left+rand.N(spread))
+		_ = g.sleep(ctx, left+rand.N(spread))
 	}
 }
-
-// now is the time on the gate's clock.
-func (g *rateGate) now() time.Time { return orRealClock(g.clock).Now() }

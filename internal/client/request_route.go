@@ -1,11 +1,12 @@
 package client
 
 // The route of a request: where it goes, built once (routeOf) for sending it and for
-// the errors that name its address.
+// the errors that name its address, and the setting that names an address (settingFor).
 
 import (
 	"context"
 	"net/url"
+	"strings"
 )
 
 // route is where a request goes.
@@ -44,4 +45,41 @@ func mustParse(address string) *url.URL {
 		return &url.URL{}
 	}
 	return u
+}
+
+// publishingService is the service name in the derived publishing address.
+func (c *Client) publishingService() string {
+	if c.cfg.PublishingService != "" {
+		return c.cfg.PublishingService
+	}
+	return DefaultPublishingService
+}
+
+// publishingSetting names the setting the publishing address came from.
+func (c *Client) publishingSetting() string {
+	if c.cfg.PublishingURL == "" {
+		return "admin_url (with publishing_service)"
+	}
+	return "publishing_url"
+}
+
+// settingFor names the provider setting whose address has u's scheme and host.
+func (c *Client) settingFor(u *url.URL) string {
+	publishing, _ := c.PublishingURL()
+	for _, s := range []struct{ name, value string }{
+		{"publishing_url", publishing}, {"admin_url", c.cfg.AdminURL},
+		{"platform_url", c.cfg.PlatformURL}, {"registry_url", c.cfg.RegistryURL},
+	} {
+		if s.value != "" && hostIn(u, []string{s.value}) && strings.HasPrefix(u.String(), strings.TrimRight(s.value, "/")) {
+			return s.name
+		}
+	}
+	for _, s := range []struct{ name, value string }{
+		{"platform_url", c.cfg.PlatformURL}, {"admin_url", c.cfg.AdminURL}, {"publishing_url", publishing},
+	} {
+		if s.value != "" && hostIn(u, []string{s.value}) {
+			return s.name
+		}
+	}
+	return ""
 }

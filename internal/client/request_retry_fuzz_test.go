@@ -1,6 +1,6 @@
 package client
 
-// The fuzz target of retry.go: Retry-After, in seconds or as an HTTP date.
+// The fuzz target of request_retry.go: Retry-After, in seconds or as an HTTP date.
 
 import (
 	"net/http"

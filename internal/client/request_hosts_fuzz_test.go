@@ -1,13 +1,10 @@
 package client
 
-// The fuzz targets of network.go: platform_hosts and request_headers, as the
-// provider checks them at plan time and the client uses them.
+// The fuzz target of request_hosts.go: platform_hosts, as the provider checks it at
+// plan time and the client uses it.
 
 import (
-	"context"
 	"errors"
-	"net"
-	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -49,38 +46,3 @@ func FuzzPlatformHosts(f *testing.F) {
 
 // errNoDial ends a request of FuzzRequestHeader where it would dial: its headers passed.
 var errNoDial = errors.New("fuzz: not dialled")
-
-// FuzzRequestHeader fuzzes an entry of request_headers: a header CheckRequestHeader
-// takes is one net/http sends (a header net/http refuses would fail every request at
-// apply time, after a plan that passed); ParseRequestHeaders reads the environment
-// variable's JSON without a panic.
-func FuzzRequestHeader(f *testing.F) {
-	for _, h := range [][2]string{{"CF-Access-Client-Id", "abc.access"}, {"X-Api-Key", "k\tv"}, {"Proxy-Authorization", "Basic x"},
-		{"authorization", "Bearer x"}, {"X Bad", "v"}, {"X-Line", "a\r\nInjected: 1"}, {"X-Del", "a\x7fb"}, {"X-Ctl", "a\x01b"},
-		{"X-Utf8", "é"}, {"X-Bad-Utf8", "\xff"}, {"", "v"}, {"Host", "evil.example"}} {
-		f.Add(h[0], h[1])
-	}
-	transport := &http.Transport{DialContext: func(context.Context, string, string) (net.Conn, error) { return nil, errNoDial }}
-	f.Fuzz(func(t *testing.T, name, value string) {
-		var problem string
-		within(t, "CheckRequestHeader", name, func() {
-			problem = CheckRequestHeader(name, value)
-			_, _ = ParseRequestHeaders(name)
-		})
-		if problem != "" {
-			return
-		}
-		req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, "http://platform.example/", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set(name, value)
-		resp, err := transport.RoundTrip(req)
-		if resp != nil {
-			_ = resp.Body.Close()
-		}
-		if !errors.Is(err, errNoDial) {
-			t.Fatalf("the header %q: %q passes CheckRequestHeader, and net/http does not send it: %v", name, value, err)
-		}
-	})
-}

@@ -1,9 +1,9 @@
 package client
 
 // The credential seam: what the pipeline (request.go) asks of the credential a request
-// carries, without knowing where it comes from. The administrator session (admin.go)
-// and the platform token cache (auth.go) implement it; a credential given with the call
-// (an explicit token or session) is givenCredential.
+// carries, without knowing where it comes from. The administrator session (session.go)
+// and the platform token cache (token_cache.go) implement it; a credential given with
+// the call (an explicit token or session) is givenCredential.
 
 import (
 	"context"

@@ -2,7 +2,8 @@ package client
 
 // What a failed connection says: a request that got no answer at all, classified by
 // cause (refused, DNS, timeout, TLS, plain HTTP, a proxy, a stale connection) into a
-// *NetworkError that names the address setting and the proxy it concerns.
+// *NetworkError that names the address setting and the proxy it concerns; and an
+// address that does not lead to the platform's API (*AddressError).
 
 import (
 	"crypto/tls"
@@ -330,4 +331,89 @@ func (c *Client) networkError(method string, rt route, err error, attempts int) 
 		e.Kind = NetworkRefused
 	}
 	return e
+}
+
+// addressError turns a 404 for a path the platform always serves (path, under the
+// address of setting) into an *AddressError that says what answered instead, as far
+// as the answer shows it; any other error is returned as it is.
+func (c *Client) addressError(setting, address, path string, err error) error {
+	if !IsNotFound(err) {
+		return err
+	}
+	e := &AddressError{Setting: setting, Address: address, Path: path, Err: err, Answered: answeredBy(err)}
+	if setting == "registry_url" && c.cfg.PlatformURL != "" {
+		e.Expected = fmt.Sprintf("the service registry's address, usually %s/apis/registry;version=0/serviceroots "+
+			"(or leave registry_url unset for that default)", redactURL(strings.TrimRight(c.cfg.PlatformURL, "/")))
+	}
+	if setting == "publishing_url" || strings.HasPrefix(setting, "admin_url (with") {
+		if c.cfg.AdminURL != "" {
+			e.Expected = fmt.Sprintf("the publishing service's address, %s/apis/%s;version=2;realm=global (admin_url, then "+
+				"the service name)", redactURL(strings.TrimRight(c.cfg.AdminURL, "/")), c.publishingService())
+		} else {
+			e.Expected = "the publishing service's address, {admin_url}/apis/" + c.publishingService() + ";version=2;realm=global"
+		}
+	}
+	return e
+}
+
+// answeredBy says what sent an error answer, by its form: the platform's other APIs
+// by the namespace of their error codes, anything else by its kind of body.
+func answeredBy(err error) string {
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) {
+		return ""
+	}
+	switch ns := apiErr.Namespace(); {
+	case apiErr.HTML:
+		return "a web server's HTML page, not the platform's API (whose errors are JSON)"
+	case ns == "admin":
+		return fmt.Sprintf("the administrator API (its error code %s)", apiErr.Code)
+	case ns == "auth":
+		return fmt.Sprintf("the platform's token service (its error code %s)", apiErr.Code)
+	case ns == "publishing":
+		return fmt.Sprintf("the publishing service, without this route (its error code %s)", apiErr.Code)
+	case ns != "":
+		return fmt.Sprintf("a service of the platform's other than the one this setting is for (its error code %s)", apiErr.Code)
+	}
+	return "a server that is not the platform's API (its answer has no error code of the platform's)"
+}
+
+// AddressError reports an answer that shows a configured address to be wrong: a
+// path the platform does not serve (a typo, or a gateway that lacks the route)
+// answered 404 where the platform itself never would. It is never a "not found":
+// IsNotFound is false for it, so no object is dropped from the state on its word.
+type AddressError struct {
+	// Setting is the provider attribute whose address failed, e.g. "publishing_url".
+	Setting string
+	// Address is the configured address (printed redacted).
+	Address string
+	// Path is the path the platform always serves that answered 404 there.
+	Path string
+	// Answered says what answered instead of the platform's API, as far as the
+	// answer shows it ("the administrator API (its error code admin/NOT_FOUND)").
+	Answered string
+	// Expected is what the setting's value looks like, when the client can tell.
+	Expected string
+	// Err is the answer that showed it.
+	Err error
+}
+
+// Error names the setting and its address, then the answer.
+func (e *AddressError) Error() string {
+	return fmt.Sprintf("%s %s does not address the platform's API: %v", e.Setting, redactURL(e.Address), e.Err)
+}
+
+// Unwrap returns the answer that showed the address wrong.
+func (e *AddressError) Unwrap() error { return e.Err }
+
+// isDialError reports whether err happened while connecting or waiting for a
+// connection, before anything was sent.
+func isDialError(err error) bool {
+	var opErr *net.OpError
+	var refused *tunnelRefusedError
+	// proxyconnect: connecting to the forward proxy failed, before any request left;
+	// a refused tunnel: the proxy did not let it leave.
+	var waited *connectionWaitError
+	return errors.As(err, &opErr) && (opErr.Op == "dial" || opErr.Op == "proxyconnect") || errors.As(err, &refused) ||
+		errors.As(err, &waited)
 }

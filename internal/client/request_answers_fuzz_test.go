@@ -1,6 +1,6 @@
 package client
 
-// The fuzz targets of answers.go (numbers, error bodies), and what every fuzz target
+// The fuzz targets of request_answers.go (numbers, error bodies), and what every fuzz target
 // of the package shares: the seed corpus, collected from the answers the emulator
 // really gives under each of its readings (contract §V, emulator.Readings), the
 // hostile bodies added to it, and the one-second limit of every call.
