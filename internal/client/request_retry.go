@@ -84,27 +84,6 @@ type attempts struct {
 // attempt but those answered 429.
 func (a *attempts) failures() int { return a.n - a.rateLimited }
 
-// attemptLabel is what the transport learns of the attempt it sends (the one context
-// value of the pipeline, read-only): its number, for the log, and whether the request
-// may be sent again after a failure that may have followed its effect.
-type attemptLabel struct {
-	n          int
-	repeatable bool
-}
-
-type attemptKey struct{}
-
-// withAttempt labels ctx with a's current attempt, for the transport.
-func withAttempt(ctx context.Context, a *attempts) context.Context {
-	return context.WithValue(ctx, attemptKey{}, attemptLabel{n: a.n, repeatable: a.repeatable})
-}
-
-// attemptOf is the label of the attempt ctx sends, if any.
-func attemptOf(ctx context.Context) (attemptLabel, bool) {
-	l, ok := ctx.Value(attemptKey{}).(attemptLabel)
-	return l, ok
-}
-
 // decide is the retry policy: it says whether the attempt a just made, answered resp or
 // failed with err, is tried again, and after what wait. 429 and 503 are always retried
 // (the contract guarantees they come before any effect); connection errors, 502 and

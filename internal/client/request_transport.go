@@ -2,9 +2,11 @@ package client
 
 // The transport under the pipeline, one attempt at a time: a kept-alive connection the
 // server had closed (staleConnTransport, which sends a repeatable request once more on a
-// new connection), and the log line of every attempt (loggingTransport).
+// new connection), the log line of every attempt (loggingTransport), and what they learn
+// of the attempt they send (attemptLabel, set by exchange in request.go).
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/http/httptrace"
@@ -163,4 +165,25 @@ func (t *loggingTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	fields["status"] = resp.StatusCode
 	logDebug(ctx, "HTTP request", fields)
 	return resp, nil
+}
+
+// attemptLabel is what the transport learns of the attempt it sends (the one context
+// value of the pipeline, read-only): its number, for the log, and whether the request
+// may be sent again after a failure that may have followed its effect.
+type attemptLabel struct {
+	n          int
+	repeatable bool
+}
+
+type attemptKey struct{}
+
+// withAttempt labels ctx with a's current attempt, for the transport.
+func withAttempt(ctx context.Context, a *attempts) context.Context {
+	return context.WithValue(ctx, attemptKey{}, attemptLabel{n: a.n, repeatable: a.repeatable})
+}
+
+// attemptOf is the label of the attempt ctx sends, if any.
+func attemptOf(ctx context.Context) (attemptLabel, bool) {
+	l, ok := ctx.Value(attemptKey{}).(attemptLabel)
+	return l, ok
 }
