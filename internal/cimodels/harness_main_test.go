@@ -16,6 +16,13 @@ import (
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/acctest"
 )
 
+// modelsAtOnce is how many models run at once unless -parallel says otherwise: all of
+// them. A model mostly waits (on a runner's delays, a grace period, a held answer: real
+// seconds, which are what it asserts) and computes little: at go test's default of one
+// test per core, the stand-in models took 84 s of make test on a 2-core machine, two
+// at a time, for 16 s of the longest, and TestAccCIRunners waited 45 s for a slot.
+const modelsAtOnce = 32
+
 // TestMain runs the tests, or, run as terraform by a model of the CI signals, the
 // stand-in terraform (acctest.TerraformStandIn).
 func TestMain(m *testing.M) {
@@ -24,6 +31,7 @@ func TestMain(m *testing.M) {
 	}
 	flag.Parse()
 	acctest.RefuseSkippedAcc()
+	acctest.DefaultParallel(modelsAtOnce)
 	code := m.Run()
 	acctest.RemoveProviderBuild()
 	os.Exit(code)

@@ -80,6 +80,13 @@ type Options struct {
 	// default time.Now. A test gives it the clock its client waits on, so that waiting
 	// for the next window takes no time on the wall.
 	RateLimitClock func() time.Time
+	// PlatformClock is the platform's clock: the times of scores and views (a score's
+	// creation and rendering, the read lag of Faults.LaggingReadsMs, a view's expiry)
+	// and the Date header of every answer, before Faults.ClockOffsetSeconds shifts
+	// them; default time.Now. Tokens and sessions expire on this machine's clock. A
+	// test whose proof must not depend on the machine's speed gives it a clock it moves
+	// itself, e.g. one that stands still until the moment the test needs time to pass.
+	PlatformClock func() time.Time
 }
 
 func (o Options) withDefaults() Options {
@@ -145,6 +152,7 @@ func New(opts Options) *Emulator {
 	}
 	e.models = loadModels()
 	e.faults.now = opts.RateLimitClock
+	e.scores.now = opts.PlatformClock
 	e.reset()
 
 	e.routeAdmin()
@@ -214,8 +222,7 @@ func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		offsetAt, shifted := e.faults.clock()
 		// The platform's clock, for clients that compare timestamps with it.
-		now := time.Now()
-		w.Header().Set("Date", now.Add(offsetAt(now)).UTC().Format(http.TimeFormat))
+		w.Header().Set("Date", e.scores.clock().Add(offsetAt(time.Now())).UTC().Format(http.TimeFormat))
 		if !shifted {
 			offsetAt = nil
 		}

@@ -85,8 +85,8 @@ type scoreRecord struct {
 
 type scoreState struct {
 	mu sync.Mutex
-	// now is the clock; nil means time.Now. Tests in this package replace it before
-	// serving any request.
+	// now is the platform's clock (Options.PlatformClock); nil means time.Now. Tests in
+	// this package also replace it before serving any request.
 	now     func() time.Time
 	scores  map[string]*scoreRecord // by id
 	aliases map[string]string       // alias → id

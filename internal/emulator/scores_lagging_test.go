@@ -102,3 +102,34 @@ func TestIndexRefreshValidated(t *testing.T) {
 	et.control(http.MethodPost, "/faults", `{"indexRefreshMs":-1}`).wantProblem(t, http.StatusBadRequest, "emulator/BAD_ARGUMENT", "indexRefreshMs")
 	et.control(http.MethodPost, "/faults", `{"indexRefreshMs":1000}`).wantStatus(t, http.StatusOK)
 }
+
+// TestPlatformClockHoldsTheLag: Options.PlatformClock is the clock of the scores' times
+// and of the Date header: while it stands still, a score under Faults.LaggingReadsMs
+// stays hidden however long this machine's time runs, its creation time and every
+// answer's Date are the clock's time, and once the clock has moved past the lag the
+// score is read.
+func TestPlatformClockHoldsTheLag(t *testing.T) {
+	t.Parallel()
+	clock := newTestClock()
+	e := New(Options{PlatformClock: clock.Now})
+	api := &scoreAPI{emuTester: serveEmulator(t, e)}
+	api.pub = e.PublishingURL(api.srv.URL)
+	api.token = api.platformLogin(DefaultUserName, DefaultUserPassword)
+	e.SetFaults(Faults{LaggingReadsMs: 1})
+	s := api.publish(t, `{"scoreUrl":"https://cdn.example/still.sib","scoreId":"still"}`)
+	if want := formatTime(testClockStart); s.CreatedAt != want {
+		t.Errorf("createdAt = %s, want the platform clock's %s", s.CreatedAt, want)
+	}
+	// A millisecond of lag, and more than that of this machine's time.
+	time.Sleep(5 * time.Millisecond)
+	r := api.do(t, http.MethodGet, "/scores/"+s.ID, "")
+	wantScoreProblem(t, r, http.StatusNotFound, "publishing/NOT_FOUND", "")
+	if got, want := r.header.Get("Date"), testClockStart.Format(http.TimeFormat); got != want {
+		t.Errorf("Date = %q, want the platform clock's %q", got, want)
+	}
+	clock.Advance(time.Millisecond)
+	api.get(t, s.ID)
+	if got := e.LaggedReads(); got != 1 {
+		t.Errorf("LaggedReads = %d, want 1", got)
+	}
+}

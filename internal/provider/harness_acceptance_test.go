@@ -575,7 +575,7 @@ func TestMain(m *testing.M) {
 	}
 	acctest.RefuseSkippedAcc()
 	if os.Getenv(resource.EnvTfAcc) != "" {
-		waitingParallelism()
+		acctest.DefaultParallel(acceptancePerCore * runtime.GOMAXPROCS(0))
 	}
 	resource.TestMain(removingProviderBuild{m})
 }
@@ -588,16 +588,6 @@ func TestMain(m *testing.M) {
 // machine that was half idle (1.08 cores busy); run alone with -race at three per
 // core it took 446 s with 1.6 cores busy (issue 45's note).
 const acceptancePerCore = 3
-
-// waitingParallelism raises -parallel to acceptancePerCore tests per core unless the
-// command line set it.
-func waitingParallelism() {
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		_ = flag.Set("test.parallel", strconv.Itoa(acceptancePerCore*runtime.GOMAXPROCS(0)))
-	}
-}
 
 // removingProviderBuild runs the tests, then removes the provider binary they built.
 type removingProviderBuild struct{ m *testing.M }

@@ -1,7 +1,9 @@
 package provider
 
 import (
+	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,10 +14,55 @@ import (
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 )
 
-// laggingReadMs is how long the emulator's reads miss a new score in these tests: well
-// within client.ReadLagWindow, and longer than the step from an apply to the plan
-// Terraform's test driver makes right after it, even on a slow machine.
-const laggingReadMs = 6000
+// laggingReadMs is how long the emulator's reads miss a new score in
+// TestAccScoreLaggingReads, on the platform's clock (lagClock): well within
+// client.ReadLagWindow, with room for the client's longest pause between two reads.
+const laggingReadMs = 2000
+
+// lagClock is the emulator's platform clock (emulator.Options.PlatformClock) in
+// TestAccScoreLaggingReads: it stands still at a whole second (the Date header's
+// resolution) until start, so that every score is created at that moment and no read
+// sees it however long the machine takes to get to the plan, and from start on it runs
+// with this machine's time: the lag ends laggingReadMs after start.
+type lagClock struct {
+	mu          sync.Mutex
+	base, since time.Time
+}
+
+func newLagClock() *lagClock { return &lagClock{base: time.Now().Truncate(time.Second)} }
+
+func (c *lagClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.since.IsZero() {
+		return c.base
+	}
+	return c.base.Add(time.Since(c.since))
+}
+
+func (c *lagClock) start() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.since.IsZero() {
+		c.since = time.Now()
+	}
+}
+
+// startAtTheFirstLaggedRead starts clock once a read of ctl has met the lag, or when
+// ctx ends: the lag then lasts laggingReadMs from the first read that met it, however
+// late that read came.
+func startAtTheFirstLaggedRead(ctx context.Context, ctl *emulator.Emulator, clock *lagClock) {
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	defer clock.start()
+	for ctl.LaggedReads() == 0 {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
 
 // TestAccScoreLaggingReads (issue 41 item 8): after a failover to a replica, the
 // platform's reads miss a score for a while after its creation (GET 404, the list and
@@ -23,16 +70,23 @@ const laggingReadMs = 6000
 // of 24 scores (16 aliased) must be empty: a refresh that meets a 404 for a score
 // created moments ago reads it again before the state drops it, whether it reads with
 // one GET a score or from the batched listing. Before, the state lost the scores the
-// lagging reads missed, and the plan wanted to publish them again.
+// lagging reads missed, and the plan wanted to publish them again. The platform's
+// clock (lagClock) stands still from the apply to the plan's first read, so that the
+// plan meets the lag however slow the machine is; the lag then ends laggingReadMs
+// later, on the platform's clock, as a replica catches up.
 func TestAccScoreLaggingReads(t *testing.T) {
 	t.Parallel()
 	for name, strategy := range map[string]string{"one GET a score": "individual", "batched listing": "auto"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
+			clock := newLagClock()
 			emu := newTestEmulatorWith(t, "lagging reads", emulator.Options{
 				RenderDelay: testRenderDelay, Faults: emulator.Faults{LaggingReadsMs: laggingReadMs},
+				PlatformClock: clock.now,
 			})
 			ctl := emu.control(t, "lagging reads")
+			var watching sync.WaitGroup
+			t.Cleanup(watching.Wait)
 			name := accName()
 			list, count := dsListRoute(ctl), "POST "+ctl.PublishingURL("")+"/scores/count"
 			var applied emulator.Stats
@@ -54,6 +108,11 @@ resource "mediaplatform_score" "plain" {
 `, name),
 					Check: func(*terraform.State) error {
 						applied = ctl.Stats()
+						// The apply read nothing that lagged; the plan that follows will.
+						if n := ctl.LaggedReads(); n != 0 {
+							return fmt.Errorf("the apply met the lag %d times: it reads back what it published", n)
+						}
+						watching.Go(func() { startAtTheFirstLaggedRead(t.Context(), ctl, clock) })
 						return nil
 					},
 				}, {
@@ -71,7 +130,7 @@ resource "mediaplatform_score" "plain" {
 			lagged := ctl.LaggedReads()
 			t.Logf("refresh_strategy %s: %d reads met the lag; after the apply: %s", strategy, lagged, requestDelta(applied, ctl.Stats()))
 			if lagged == 0 {
-				t.Fatalf("no read met the emulator's lag of %d ms: the plan came too late to prove anything", laggingReadMs)
+				t.Fatalf("no read met the emulator's lag of %d ms: the plan after the apply read no score", laggingReadMs)
 			}
 			if strategy == client.RefreshAuto && ctl.Stats().Requests[list]+ctl.Stats().Requests[count] == 0 {
 				t.Errorf("refresh_strategy auto neither counted nor listed: the batched refresh was not tried")
