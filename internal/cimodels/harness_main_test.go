@@ -32,6 +32,7 @@ func TestMain(m *testing.M) {
 	flag.Parse()
 	acctest.RefuseSkippedAcc()
 	acctest.DefaultParallel(modelsAtOnce)
+	acctest.CommandsWithoutCollector()
 	code := m.Run()
 	acctest.RemoveProviderBuild()
 	os.Exit(code)

@@ -576,6 +576,7 @@ func TestMain(m *testing.M) {
 	acctest.RefuseSkippedAcc()
 	if os.Getenv(resource.EnvTfAcc) != "" {
 		acctest.DefaultParallel(acceptancePerCore * runtime.GOMAXPROCS(0))
+		acctest.CommandsWithoutCollector()
 	}
 	resource.TestMain(removingProviderBuild{m})
 }
