@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/acctest"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/testparallel"
 )
 
 // modelsAtOnce is how many models run at once unless -parallel says otherwise: all of
@@ -31,7 +32,7 @@ func TestMain(m *testing.M) {
 	}
 	flag.Parse()
 	acctest.RefuseSkippedAcc()
-	acctest.DefaultParallel(modelsAtOnce)
+	testparallel.Default(modelsAtOnce)
 	acctest.CommandsWithoutCollector()
 	code := m.Run()
 	acctest.RemoveProviderBuild()

@@ -69,6 +69,12 @@ func TestPlatformHrefRefusesForeignHosts(t *testing.T) {
 	}
 }
 
+// commandStepHeld is how long a step the tests read before it ends stays current: the
+// read follows the command's creation at once, and must find the step still current on
+// a loaded machine (at 50 ms, a loaded run of TestWaitForCommandInUpperCase read the
+// command already finished).
+const commandStepHeld = time.Second
+
 func TestEmulatorCommands(t *testing.T) {
 	t.Parallel()
 	env := newEmuEnv(t, emulator.Options{})
@@ -78,8 +84,8 @@ func TestEmulatorCommands(t *testing.T) {
 	id, err := env.emu.CreateCommand(emulator.CommandScript{
 		Type: "datamodel:bulk-update", Creator: "alice", Parameters: map[string]any{"ids": []any{"a", "b"}},
 		Steps: []emulator.CommandStep{
-			{Lifecycle: "pending", Duration: 50 * time.Millisecond},
-			{Lifecycle: "running", Progress: 50, Duration: 100 * time.Millisecond,
+			{Lifecycle: "pending", Duration: commandStepHeld},
+			{Lifecycle: "running", Progress: 50, Duration: commandStepHeld,
 				State: &emulator.CommandStepState{Text: "Updating", Code: "datamodel/UPDATING", Params: map[string]any{"done": 1}}},
 			{Lifecycle: "finished", Progress: 100},
 		},
@@ -210,7 +216,7 @@ func TestWaitForCommandInUpperCase(t *testing.T) {
 		want string
 	}{{"finished", LifecycleFinished}, {"error", LifecycleError}} {
 		id, err := env.emu.CreateCommand(emulator.CommandScript{Steps: []emulator.CommandStep{
-			{Lifecycle: "running", Progress: 40, Duration: 50 * time.Millisecond}, {Lifecycle: tc.last, Progress: 100},
+			{Lifecycle: "running", Progress: 40, Duration: commandStepHeld}, {Lifecycle: tc.last, Progress: 100},
 		}})
 		if err != nil {
 			t.Fatal(err)

@@ -29,6 +29,7 @@ import (
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/acctest"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/testparallel"
 )
 
 // testRenderDelay keeps scores in pending and rendering long enough to be seen, and
@@ -575,7 +576,7 @@ func TestMain(m *testing.M) {
 	}
 	acctest.RefuseSkippedAcc()
 	if os.Getenv(resource.EnvTfAcc) != "" {
-		acctest.DefaultParallel(acceptancePerCore * runtime.GOMAXPROCS(0))
+		testparallel.Default(acceptancePerCore * runtime.GOMAXPROCS(0))
 		acctest.CommandsWithoutCollector()
 	}
 	resource.TestMain(removingProviderBuild{m})
