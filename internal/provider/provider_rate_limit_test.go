@@ -102,13 +102,22 @@ resource "mediaplatform_score" "s" {
 		workspaces[j].write(config)
 	}
 
-	// One job alone, unlimited: what it asks of the platform and how fast.
-	before := ctl.Stats().TotalRequests()
-	start := time.Now()
-	workspaces[0].run("apply", "-auto-approve")
-	took := time.Since(start)
-	demand := float64(ctl.Stats().TotalRequests()-before) / took.Seconds() // requests a second of one job
-	workspaces[0].run("destroy", "-auto-approve")
+	// One job alone, unlimited: what it asks of the platform and how fast, the faster of
+	// two runs. A single run timed while the machine was busy for a moment (go test
+	// compiling the other set, at the start of make check) made the limit so low that
+	// the phases took 150 s instead of 30 to 60.
+	var demand float64 // requests a second of one job
+	var took time.Duration
+	for range 2 {
+		before := ctl.Stats().TotalRequests()
+		start := time.Now()
+		workspaces[0].run("apply", "-auto-approve")
+		run := time.Since(start)
+		if d := float64(ctl.Stats().TotalRequests()-before) / run.Seconds(); d > demand {
+			demand, took = d, run
+		}
+		workspaces[0].run("destroy", "-auto-approve")
+	}
 	// Ten jobs would ask for up to ten times that: the platform lets through half of
 	// what one job alone asks, a twentieth of what ten could.
 	limit := max(2, int(demand/2))
@@ -134,7 +143,11 @@ resource "mediaplatform_score" "s" {
 			}
 		}
 		st := ctl.Stats()
-		t.Logf("terraform %s in ten jobs: %d requests", phase, st.TotalRequests()-phaseStart.TotalRequests())
+		refused := st.RateLimited - phaseStart.RateLimited
+		t.Logf("terraform %s in ten jobs: %d requests, %d of them refused by the limit", phase, st.TotalRequests()-phaseStart.TotalRequests(), refused)
+		if refused == 0 {
+			t.Errorf("terraform %s in ten jobs: no request was refused: the platform was not kept at its limit, and the test proves nothing", phase)
+		}
 		tokens, sessions := refusedExits(t, workspaces)
 		if st.LiveTokens != tokens || st.LiveSessions != sessions {
 			t.Errorf("after ten jobs' terraform %s: %d platform tokens and %d administrator sessions live; "+
