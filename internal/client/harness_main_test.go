@@ -13,8 +13,10 @@ import (
 // once unless -parallel says otherwise. Most of them wait on real seconds: a rate
 // limit's window, a Retry-After, a command's steps, a held answer. At go test's
 // default of one test per core the package took 71 s under the race detector on a
-// 2-core machine, for 103 s of tests; at four per core, 30 s (and at eight, 29 s).
-const waitingTestsPerCore = 4
+// 2-core machine, for 103 s of tests; at two per core 44 s, at three 31 s, and at four
+// or eight no less (29-34 s). Three, then: more only adds to the contention that the
+// tests whose point is a race against the clock (TestCloseUnderASharedRateLimit) meet.
+const waitingTestsPerCore = 3
 
 // TestMain runs the package's tests, waitingTestsPerCore to a core.
 func TestMain(m *testing.M) {
