@@ -109,21 +109,19 @@ func TestCloseUnderASharedRateLimit(t *testing.T) {
 // exitRefusalsIn counts the exit requests in err that the platform refused at every
 // attempt: one for each credential an exit reports left live.
 func exitRefusalsIn(err error) int {
-	switch e := err.(type) {
-	case nil:
+	var refused *exitRefusal
+	if !errors.As(err, &refused) {
 		return 0
-	case *exitRefusal:
-		return 1
-	case interface{ Unwrap() []error }:
-		n := 0
-		for _, inner := range e.Unwrap() {
-			n += exitRefusalsIn(inner)
-		}
-		return n
-	case interface{ Unwrap() error }:
-		return exitRefusalsIn(e.Unwrap())
 	}
-	return 0
+	var joined interface{ Unwrap() []error }
+	if !errors.As(err, &joined) {
+		return 1
+	}
+	n := 0
+	for _, inner := range joined.Unwrap() {
+		n += exitRefusalsIn(inner)
+	}
+	return n
 }
 
 // TestReplacedTokenIsRemoved: a token whose extension failed is replaced by a new
