@@ -206,22 +206,26 @@ func statusOf(err error) int {
 	return 0
 }
 
-// IsNotFound reports whether err (or an error it wraps) is a 404 answer.
-func IsNotFound(err error) bool { return statusOf(err) == http.StatusNotFound }
+// IsNotFound reports whether err (or an error it wraps) is an answer that says the
+// object the call addressed is not there: a status the table (statuses.go) reads as
+// Gone, 404 Not Found or 410 Gone.
+func IsNotFound(err error) bool { return meaningOf(err) == Gone }
 
-// IsConflict reports whether err (or an error it wraps) is a 409 answer, such
-// as a score alias already in use.
-func IsConflict(err error) bool { return statusOf(err) == http.StatusConflict }
+// IsConflict reports whether err (or an error it wraps) is an answer the table reads
+// as a Conflict, such as a 409 for a score alias already in use.
+func IsConflict(err error) bool { return meaningOf(err) == Conflict }
 
 // IsUnauthorized reports whether err (or an error it wraps) is a 401 answer:
 // wrong credentials, or a token or session that is missing or expired.
-func IsUnauthorized(err error) bool { return statusOf(err) == http.StatusUnauthorized }
+func IsUnauthorized(err error) bool { return meaningOf(err) == RefusedCredentials }
 
-// IsForbidden reports whether err (or an error it wraps) is a 403 answer.
-func IsForbidden(err error) bool { return statusOf(err) == http.StatusForbidden }
+// IsForbidden reports whether err (or an error it wraps) is an answer the table reads
+// as NotAllowed: 403 Forbidden, and its kin (402, 451).
+func IsForbidden(err error) bool { return meaningOf(err) == NotAllowed }
 
-// IsBadArgument reports whether err (or an error it wraps) is a 400 answer.
-func IsBadArgument(err error) bool { return statusOf(err) == http.StatusBadRequest }
+// IsBadArgument reports whether err (or an error it wraps) is an answer the table
+// reads as RefusedArguments: 400, and its kin (413, 414, 415, 422, …).
+func IsBadArgument(err error) bool { return meaningOf(err) == RefusedArguments }
 
 // IsUnknownOutcome reports whether err (or an error it wraps) is an
 // *UnknownOutcomeError.

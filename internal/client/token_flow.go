@@ -459,7 +459,7 @@ func (c *Client) removeToken(ctx context.Context, tok *AccessToken, exiting bool
 				exit: exiting, textAnswer: exiting}, nil)
 		})
 	var moved *TokenServiceMovedError
-	if errors.As(err, &moved) && moved.Again == "" && moved.Status == http.StatusNotFound {
+	if errors.As(err, &moved) && moved.Again == "" && MeaningOf(CallDelete, moved.Status) == Gone {
 		err = nil // the token's links still lead there: the token is gone
 	}
 	if err != nil && !IsUnauthorized(err) && !IsNotFound(err) {

@@ -9,14 +9,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 )
 
-// linkGone reports whether err is the answer of a link that no longer serves: 404 or
-// 410, as a token service that moved answers at its old paths.
+// linkGone reports whether err is the answer of a link that no longer serves: a
+// status the table reads as Gone (404, 410), as a token service that moved answers
+// at its old paths.
 func linkGone(err error) bool {
 	var apiErr *APIError
-	return errors.As(err, &apiErr) && (apiErr.Status == http.StatusNotFound || apiErr.Status == http.StatusGone)
+	return errors.As(err, &apiErr) && MeaningOf(callKindOf(apiErr.Method), apiErr.Status) == Gone
 }
 
 // followMoved repeats, once, a call to the token-flow link href (relation rel) that

@@ -180,6 +180,11 @@ type Readings struct {
 	// every boolean as the string "true" or "false", as it gives ports as strings
 	// (a settings store of strings: Java Properties, an INI file).
 	StringAdminBooleans bool `json:"stringAdminBooleans"`
+	// GoneScores (issue 60): the platform keeps a tombstone of every deleted score and
+	// answers a read or a delete of it 410 Gone (publishing/GONE) instead of 404, as
+	// RFC 9110 §15.5.11 describes and GitHub's API answers a deleted issue; a score that
+	// never was still answers 404.
+	GoneScores bool `json:"goneScores"`
 }
 
 // readingFields are the Readings' fields by JSON name, in declaration order.

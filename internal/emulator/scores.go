@@ -91,6 +91,9 @@ type scoreState struct {
 	scores  map[string]*scoreRecord // by id
 	aliases map[string]string       // alias → id
 	views   map[string]*viewRecord  // by view id
+	// removed are the ids (in canonical form) and aliases of deleted scores: their
+	// tombstones, answered 410 under the reading goneScores.
+	removed map[string]struct{}
 	// lagged counts the reads that Faults.LaggingReadsMs or Faults.IndexRefreshMs
 	// answered without a score the platform holds: a 404, or a score left out of a
 	// list or count.
@@ -103,6 +106,7 @@ func (s *scoreState) reset() {
 	s.scores = map[string]*scoreRecord{}
 	s.aliases = map[string]string{}
 	s.views = map[string]*viewRecord{}
+	s.removed = map[string]struct{}{}
 	s.lagged = 0
 }
 
@@ -887,6 +891,28 @@ func scoreNotFound(w http.ResponseWriter, id string) {
 		fmt.Sprintf("score '%s' does not exist", id), map[string]any{"id": id})
 }
 
+// scoreMissing answers a score that is not there: 404, or 410 Gone for one that was
+// deleted when the platform keeps tombstones (the reading goneScores).
+func (e *Emulator) scoreMissing(w http.ResponseWriter, id string) {
+	if e.readings().GoneScores && e.scores.wasRemoved(id) {
+		writeProblem(w, http.StatusGone, scoreNamespace, "GONE",
+			fmt.Sprintf("score '%s' was deleted", id), map[string]any{"id": id})
+		return
+	}
+	scoreNotFound(w, id)
+}
+
+// wasRemoved reports whether idOrAlias named a score that was deleted.
+func (s *scoreState) wasRemoved(idOrAlias string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id, err := uuid.Parse(idOrAlias); err == nil {
+		idOrAlias = id.String()
+	}
+	_, ok := s.removed[idOrAlias]
+	return ok
+}
+
 func (e *Emulator) handleGetScore(w http.ResponseWriter, r *http.Request, _ *User) {
 	id := r.PathValue("id")
 	lag := e.readLag()
@@ -898,7 +924,7 @@ func (e *Emulator) handleGetScore(w http.ResponseWriter, r *http.Request, _ *Use
 	}
 	e.scores.mu.Unlock()
 	if rec == nil {
-		scoreNotFound(w, id)
+		e.scoreMissing(w, id)
 		return
 	}
 	e.writeWrapped(w, "score", e.scoreAt(rec, now))
@@ -915,7 +941,7 @@ func (e *Emulator) handleDeleteScore(w http.ResponseWriter, r *http.Request, _ *
 	rec := s.lookupLocked(id)
 	if rec == nil {
 		s.mu.Unlock()
-		scoreNotFound(w, id)
+		e.scoreMissing(w, id)
 		return
 	}
 	// purge only says whether rendered assets go too; the emulator keeps none.
@@ -957,8 +983,13 @@ const acceptedDeleteDelay = 1500 * time.Millisecond
 // from now on).
 func (s *scoreState) removeLocked(rec *scoreRecord) {
 	delete(s.scores, rec.id)
+	if s.removed == nil {
+		s.removed = map[string]struct{}{}
+	}
+	s.removed[rec.id] = struct{}{}
 	if rec.alias != "" && s.aliases[rec.alias] == rec.id {
 		delete(s.aliases, rec.alias)
+		s.removed[rec.alias] = struct{}{}
 	}
 	for vid, v := range s.views {
 		if v.scoreID == rec.id {

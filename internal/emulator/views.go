@@ -145,7 +145,7 @@ func (e *Emulator) handleCreateView(w http.ResponseWriter, r *http.Request, _ *U
 	rec := s.lookupLocked(id)
 	s.mu.Unlock()
 	if rec == nil {
-		scoreNotFound(w, id)
+		e.scoreMissing(w, id)
 		return
 	}
 	settings, expiresIn, bad := readViewSettings(params)
@@ -156,7 +156,7 @@ func (e *Emulator) handleCreateView(w http.ResponseWriter, r *http.Request, _ *U
 	s.mu.Lock()
 	if s.scores[rec.id] == nil { // deleted meanwhile
 		s.mu.Unlock()
-		scoreNotFound(w, id)
+		e.scoreMissing(w, id)
 		return
 	}
 	now := s.clock().UTC().Truncate(time.Millisecond)

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 )
 
 var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
@@ -185,7 +186,20 @@ resource "mediaplatform_score" "plain" {
 // drops it from the state and the plan publishes it again.
 func TestAccScore_deletedOutOfBand(t *testing.T) {
 	t.Parallel()
+	testScoreDeletedOutOfBand(t, emulator.Readings{})
+}
+
+// TestAccScore_deletedOutOfBandAnsweredGone: the same on a platform that keeps
+// tombstones and answers a deleted score 410 Gone: gone is gone, whichever status
+// says it (the status table, statuses.go in the client).
+func TestAccScore_deletedOutOfBandAnsweredGone(t *testing.T) {
+	t.Parallel()
+	testScoreDeletedOutOfBand(t, emulator.Readings{GoneScores: true})
+}
+
+func testScoreDeletedOutOfBand(t *testing.T, readings emulator.Readings) {
 	emu := newTestEmulator(t)
+	emu.control(t, "readings").SetFaults(emulator.Faults{Readings: readings})
 	ids := scoreIDs{}
 	alias := accName()
 	config := emu.providerConfig() + fmt.Sprintf(`
