@@ -337,8 +337,8 @@ func (c *Client) networkError(method string, rt route, err error, attempts int) 
 // address of setting) into an *AddressError that says what answered instead, as far
 // as the answer shows it; any other error is returned as it is.
 func (c *Client) addressError(setting, address, path string, err error) error {
-	if MeaningOf(CallRead, statusOf(err)) != Gone {
-		return err // the answer does not say that the path is not there
+	if !IsNotFound(err) {
+		return err
 	}
 	e := &AddressError{Setting: setting, Address: address, Path: path, Err: err, Answered: answeredBy(err)}
 	if setting == "registry_url" && c.cfg.PlatformURL != "" {

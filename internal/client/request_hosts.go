@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/netip"
 	"net/url"
 	"strings"
 )
@@ -117,11 +116,7 @@ func sameHost(a, b *url.URL) bool {
 // hostKey is u's host and port in one spelling for every spelling sameHost takes as
 // one: the key of what is learned by host (the platform's clock).
 func hostKey(u *url.URL) string {
-	h := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
-	if ip, err := netip.ParseAddr(h); err == nil {
-		h = ip.Unmap().String()
-	}
-	return net.JoinHostPort(h, portOf(u))
+	return net.JoinHostPort(HostKey(u.Hostname()), portOf(u))
 }
 
 // portOf is u's port, or its scheme's default.

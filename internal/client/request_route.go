@@ -70,7 +70,7 @@ func (c *Client) settingFor(u *url.URL) string {
 		{"publishing_url", publishing}, {"admin_url", c.cfg.AdminURL},
 		{"platform_url", c.cfg.PlatformURL}, {"registry_url", c.cfg.RegistryURL},
 	} {
-		if s.value != "" && hostIn(u, []string{s.value}) && strings.HasPrefix(u.String(), strings.TrimRight(s.value, "/")) {
+		if s.value != "" && hostIn(u, []string{s.value}) && underAddress(u, s.value) {
 			return s.name
 		}
 	}
@@ -82,4 +82,14 @@ func (c *Client) settingFor(u *url.URL) string {
 		}
 	}
 	return ""
+}
+
+// underAddress reports whether u lies under the address base: the same URI up to the
+// end of base's path, compared by RFC 3986 equivalence (EquivalentURLs, with hosts by
+// HostKey), and ending there or at a segment's or a parameter's boundary.
+func underAddress(u *url.URL, base string) bool {
+	nu, _ := NormalURL(u.String())
+	nb, _ := NormalURL(strings.TrimRight(base, "/"))
+	rest, ok := strings.CutPrefix(nu, nb)
+	return ok && (rest == "" || strings.ContainsRune("/;?#", rune(rest[0])))
 }

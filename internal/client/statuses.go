@@ -24,7 +24,9 @@ const (
 	// names the status and the call, and nothing is concluded from it.
 	Meaningless Meaning = iota
 	// Gone: the object the call addressed is not there (404 Not Found, 410 Gone). A read
-	// drops it (once its collection answered, contract §0), a delete is done.
+	// drops it (once its collection answered, contract §0), a delete is done. Where the
+	// call addressed what the platform always serves (the settings, a collection, a
+	// discovered link), the address is wrong instead (addressError, linkGone).
 	Gone
 	// Conflict: the call collides with the platform's state (409; 412 and 428, a
 	// precondition; 423, a lock): an alias taken, a change made meanwhile.
@@ -124,13 +126,13 @@ var statusMeanings = map[int]map[CallKind]Meaning{
 	http.StatusUnauthorized:                 every(RefusedCredentials),
 	http.StatusPaymentRequired:              every(NotAllowed),
 	http.StatusForbidden:                    every(NotAllowed),
-	http.StatusNotFound:                     gone,
+	http.StatusNotFound:                     every(Gone),
 	http.StatusMethodNotAllowed:             every(NotServed),
 	http.StatusNotAcceptable:                every(NotServed),
 	http.StatusProxyAuthRequired:            every(NotThePlatforms),
 	http.StatusRequestTimeout:               every(Transient),
 	http.StatusConflict:                     every(Conflict),
-	http.StatusGone:                         gone,
+	http.StatusGone:                         every(Gone),
 	http.StatusLengthRequired:               every(RefusedArguments),
 	http.StatusPreconditionFailed:           every(Conflict),
 	http.StatusRequestEntityTooLarge:        every(RefusedArguments),
@@ -162,11 +164,6 @@ var statusMeanings = map[int]map[CallKind]Meaning{
 	http.StatusNotExtended:                   every(NotServed),
 	http.StatusNetworkAuthenticationRequired: every(NotThePlatforms),
 }
-
-// gone is the column of a status that says the addressed object is not there: a read
-// and a delete address the object, so it is gone; a write addresses its collection
-// or a setting the platform always serves, so the address does not serve it.
-var gone = map[CallKind]Meaning{CallRead: Gone, CallDelete: Gone, CallWrite: NotServed}
 
 // every gives a status the same meaning for every kind of call.
 func every(m Meaning) map[CallKind]Meaning {

@@ -116,7 +116,11 @@ func normalAuthority(scheme, authority string) string {
 		b.WriteString(normalPercent(userinfo))
 		b.WriteByte('@')
 	}
-	b.WriteString(lowerOutsideEscapes(normalPercent(host)))
+	host = lowerOutsideEscapes(normalPercent(host))
+	if !strings.Contains(host, "%") {
+		host = uriHost(host) // the host by HostKey: no final dot, an IP by value
+	}
+	b.WriteString(host)
 	if hasPort && port != "" && port != defaultPorts[scheme] {
 		b.WriteByte(':')
 		b.WriteString(port)

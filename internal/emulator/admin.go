@@ -274,6 +274,9 @@ func (e *Emulator) settingsDocument() map[string]any {
 	e.admin.mu.Lock()
 	defer e.admin.mu.Unlock()
 	doc := map[string]any{"domainName": e.admin.domain, "externalAuthenticationEnabled": e.admin.enabled}
+	if readings.CanonicalSettings {
+		doc["domainName"] = strings.ToUpper(e.admin.domain)
+	}
 	if readings.SettingsExtraFields {
 		for k, v := range e.admin.extra {
 			doc[k] = v
@@ -282,6 +285,9 @@ func (e *Emulator) settingsDocument() map[string]any {
 	for i, set := range e.admin.servers {
 		n := strconv.Itoa(i)
 		doc["server"+n] = set.Server
+		if readings.CanonicalSettings {
+			doc["server"+n] = canonicalHost(set.Server)
+		}
 		if set.Port != nil {
 			doc["port"+n] = *set.Port
 		}
@@ -437,6 +443,15 @@ func parseServerSets(doc map[string]json.RawMessage) (sets []serverSet, field, m
 func validPort(port string) bool {
 	p, err := strconv.Atoi(port)
 	return err == nil && p >= 1 && p <= 65535 && strconv.Itoa(p) == port
+}
+
+// canonicalHost is a server address as a platform that canonicalises it stores it: a
+// host name in lower case (RFC 4343), an IP address in RFC 5952 form.
+func canonicalHost(h string) string {
+	if a, err := netip.ParseAddr(h); err == nil {
+		return a.String()
+	}
+	return strings.ToLower(h)
 }
 
 // validHost accepts what the contract calls a server address: an IPv4 or IPv6

@@ -185,6 +185,12 @@ type Readings struct {
 	// RFC 9110 §15.5.11 describes and GitHub's API answers a deleted issue; a score that
 	// never was still answers 404.
 	GoneScores bool `json:"goneScores"`
+	// CanonicalSettings (issue 60): the administrator API gives the settings back in
+	// its own spelling of what it stored: server host names in lower case (DNS names
+	// compare without case, RFC 4343), IP addresses in RFC 5952 form, the domain name in
+	// upper case (NetBIOS and Active Directory domain names compare without case), as
+	// Windows writes them.
+	CanonicalSettings bool `json:"canonicalSettings"`
 }
 
 // readingFields are the Readings' fields by JSON name, in declaration order.

@@ -128,14 +128,7 @@ func wireAddress(address string) string {
 	return address
 }
 
-// sameAddress reports whether two server addresses name the same server as written:
-// the same text, or the same IP address in two spellings ("[fd00::10]", "fd00::10",
-// "FD00:0::10"). A host name is compared as written.
-func sameAddress(a, b string) bool {
-	if a == b {
-		return true
-	}
-	x, errA := netip.ParseAddr(wireAddress(a))
-	y, errB := netip.ParseAddr(wireAddress(b))
-	return errA == nil && errB == nil && x == y
-}
+// sameAddress reports whether two server addresses name the same server: by the
+// class of the attribute (hostClass), the same IP address in any spelling
+// ("[fd00::10]", "fd00::10", "FD00:0::10") or the same host name without case.
+func sameAddress(a, b string) bool { return hostClass.equal(a, b) }

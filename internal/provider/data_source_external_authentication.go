@@ -63,7 +63,8 @@ func (d *externalAuthenticationDataSource) Schema(_ context.Context, _ datasourc
 						"address": schema.StringAttribute{
 							MarkdownDescription: "Host name or IP address of the server (`serverN`), as the platform writes it: an " +
 								"IPv6 address without brackets (`fd00::10`), also where the resource's configuration wrote `[fd00::10]`.",
-							Computed: true,
+							CustomType: equivalentType(hostClass),
+							Computed:   true,
 						},
 						"port": schema.Int64Attribute{
 							MarkdownDescription: "TCP port of the server (`portN`, 1 to 65535); 0 when the platform stores none.",

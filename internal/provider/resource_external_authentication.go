@@ -51,16 +51,16 @@ const maxAuthServers = 8
 
 type externalAuthenticationModel struct {
 	ID             types.String      `tfsdk:"id"`
-	DomainName     types.String      `tfsdk:"domain_name"`
+	DomainName     equivalentString  `tfsdk:"domain_name"`
 	Enabled        types.Bool        `tfsdk:"enabled"`
 	Servers        []authServerModel `tfsdk:"servers"`
 	DeletionPolicy types.String      `tfsdk:"deletion_policy"`
 }
 
 type authServerModel struct {
-	Address types.String `tfsdk:"address"`
-	Port    types.Int64  `tfsdk:"port"`
-	Enabled types.Bool   `tfsdk:"enabled"`
+	Address equivalentString `tfsdk:"address"`
+	Port    types.Int64      `tfsdk:"port"`
+	Enabled types.Bool       `tfsdk:"enabled"`
 }
 
 func (r *externalAuthenticationResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -83,9 +83,12 @@ func (r *externalAuthenticationResource) Schema(_ context.Context, _ resource.Sc
 				Default:             stringdefault.StaticString(externalAuthenticationID),
 			},
 			"domain_name": schema.StringAttribute{
-				MarkdownDescription: "Domain of external authentication (`domainName`), e.g. `CORP`.",
-				Required:            true,
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+				MarkdownDescription: "Domain of external authentication (`domainName`), e.g. `CORP`. Compared without " +
+					"case, as Windows compares domain names: a platform that gives it back as `corp` shows no change, " +
+					"and the state keeps the configured spelling.",
+				CustomType: equivalentType(caseInsensitiveClass),
+				Required:   true,
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
 			"enabled": schema.BoolAttribute{
 				MarkdownDescription: "Whether external authentication is switched on (`externalAuthenticationEnabled`).",
@@ -102,7 +105,10 @@ func (r *externalAuthenticationResource) Schema(_ context.Context, _ resource.Sc
 							MarkdownDescription: "Host name or IP address of the server, e.g. `dc1.corp.example`, `10.0.0.9` or " +
 								"`fd00::10` (an IPv6 address may also be written in brackets, `[fd00::10]`: the brackets are " +
 								"left out of what is sent to the platform, and the state keeps the address as written): no " +
-								"scheme, port (set `port`), path or spaces.",
+								"scheme, port (set `port`), path or spaces. Compared as the same server in every spelling: a " +
+								"host name without case (RFC 4343: `DC1.Corp.Example` is `dc1.corp.example`), an IP address by " +
+								"value; the state keeps the configured spelling, and only another server is drift.",
+							CustomType: equivalentType(hostClass),
 							Required:   true,
 							Validators: []validator.String{serverAddress()},
 						},
@@ -266,7 +272,8 @@ func externalAuthDetail(what string) string {
 // already holds the planned value: what a write of the plan would undo unseen.
 func settingsChangedSincePlan(prior, planned, current client.ExternalAuthentication) []string {
 	var changed []string
-	if current.DomainName != prior.DomainName && current.DomainName != planned.DomainName {
+	sameDomain := caseInsensitiveClass.equal
+	if !sameDomain(current.DomainName, prior.DomainName) && !sameDomain(current.DomainName, planned.DomainName) {
 		changed = append(changed, fmt.Sprintf("domain_name: %q when planned, now %q", prior.DomainName, current.DomainName))
 	}
 	if current.Enabled != prior.Enabled && current.Enabled != planned.Enabled {
@@ -332,7 +339,9 @@ func (m externalAuthenticationModel) settings() client.ExternalAuthentication {
 // writes it, as is every address on import (no spelling to keep).
 func (m *externalAuthenticationModel) refresh(s *client.ExternalAuthentication) {
 	m.ID = types.StringValue(externalAuthenticationID)
-	m.DomainName = types.StringValue(s.DomainName)
+	if m.DomainName.IsNull() || m.DomainName.IsUnknown() || !caseInsensitiveClass.equal(m.DomainName.ValueString(), s.DomainName) {
+		m.DomainName = equivalentOf(caseInsensitiveClass, s.DomainName)
+	}
 	m.Enabled = types.BoolValue(s.Enabled)
 	if m.DeletionPolicy.IsNull() || m.DeletionPolicy.IsUnknown() {
 		m.DeletionPolicy = types.StringValue(deletionPolicyDisable)
@@ -358,7 +367,7 @@ func authServers(servers []client.AuthServer) []authServerModel {
 	m := make([]authServerModel, 0, len(servers))
 	for _, srv := range servers {
 		m = append(m, authServerModel{
-			Address: types.StringValue(srv.Address),
+			Address: equivalentOf(hostClass, srv.Address),
 			Port:    types.Int64Value(int64(srv.Port)),
 			Enabled: types.BoolValue(srv.Enabled),
 		})

@@ -6,6 +6,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -16,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 )
 
 // TestAccExternalAuthentication_ipv6InBrackets: "[fd00::10]" is stored on the
@@ -102,6 +104,63 @@ data "mediaplatform_external_authentication" "test" {
 						return fmt.Errorf("imported servers.0.address %q, want the platform's fd00::10", got)
 					}
 					return nil
+				},
+			},
+		},
+	})
+}
+
+// TestAccExternalAuthentication_canonicalSpellings (issue 60, item 1): a user writes a
+// domain controller as Windows shows it, "DC1.Corp.Example", and the domain in lower
+// case; the platform stores them and gives them back in its own spelling
+// ("dc1.corp.example", "CORP"). The apply passes, the next plan is empty, the state
+// keeps what the user wrote; another server on the platform is still drift.
+func TestAccExternalAuthentication_canonicalSpellings(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	emu.takeSettings(t)
+	emu.control(t, "canonical spellings").SetFaults(emulator.Faults{Readings: emulator.Readings{CanonicalSettings: true}})
+	domain := strings.ToLower(accDomain())
+	config := externalAuthConfig(emu, `
+  domain_name = "`+domain+`"
+  enabled     = true
+  servers     = [{ address = "DC1.Corp.Example", port = 636 }, { address = "FD00:0::10", port = 389 }]
+`)
+	address := tfjsonpath.New("servers").AtSliceIndex(0).AtMapKey("address")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(externalAuthAddress, address, knownvalue.StringExact("DC1.Corp.Example")),
+					statecheck.ExpectKnownValue(externalAuthAddress, tfjsonpath.New("servers").AtSliceIndex(1).AtMapKey("address"),
+						knownvalue.StringExact("FD00:0::10")),
+					statecheck.ExpectKnownValue(externalAuthAddress, tfjsonpath.New("domain_name"), knownvalue.StringExact(domain)),
+				},
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				// Another server on the platform is drift, put back by the apply.
+				PreConfig: func() {
+					if _, err := emu.client(t).PutExternalAuthentication(context.Background(), client.ExternalAuthentication{
+						DomainName: domain, Enabled: true, Servers: []client.AuthServer{
+							{Address: "dc2.corp.example", Port: 636, Enabled: true}, {Address: "fd00::10", Port: 389, Enabled: true},
+						}}); err != nil {
+						t.Fatalf("changing the settings out of band: %v", err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(externalAuthAddress, plancheck.ResourceActionUpdate),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(externalAuthAddress, address, knownvalue.StringExact("DC1.Corp.Example")),
 				},
 			},
 		},

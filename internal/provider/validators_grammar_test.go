@@ -78,8 +78,12 @@ func TestServerAddressSpellings(t *testing.T) {
 		{"FD00::10", "fd00::10", true},
 		{"[fd00::10]", "fd00::11", false},
 		{"10.0.0.9", "10.0.0.9", true},
-		{"10.0.0.9", "::ffff:10.0.0.9", false},
+		// An IPv4-mapped IPv6 address names the IPv4 node (RFC 4291 §2.5.5.2), as the
+		// request hosts take it (client.HostKey: one rule for every host).
+		{"10.0.0.9", "::ffff:10.0.0.9", true},
 		{"dc1.corp.example", "dc1.corp.example", true},
+		{"DC1.Corp.Example", "dc1.corp.example", true},
+		{"dc1.corp.example", "dc1.corp.example.com", false},
 		{"dc1.corp.example", "dc2.corp.example", false},
 		{"[dc1]", "dc1", false},
 	} {
