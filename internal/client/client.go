@@ -46,18 +46,19 @@ type Client struct {
 	discovery cache[*authEndpoints] // hrefs of the token flow
 	registry  cache[*serviceRoots]  // service registry document
 
-	credLoads credentialLoads // administrator logins and token grants (request_credential.go)
-	granted   tokenLedger     // the tokens Close removes (token_ledger.go)
-	gate      rateGate        // holds every request back after a 429 (request_retry.go)
-	clock     platformClock   // the platform's clock, learned from Date headers (clock.go)
-	fallbacks fallbackLog     // the slower paths already reported at WARN (log.go)
-	counting  scoreCounting   // how this platform counts (score_count.go)
-	criteria  criteriaCodec   // the form of the criteria this platform takes (score_criteria.go)
-	gone      scoreGone       // what confirms that a score is gone (score_delete.go)
-	refresh   scoreRefresh    // RefreshScore's choice between GETs and one listing (score_refresh.go)
-	renders   renderWait      // WaitForRendering's shared reads (render_wait.go)
-	calls     callScope       // the background context, the one report of an interrupt (calls.go)
-	exit      exitState       // Close's once and its result (exit.go)
+	credLoads credentialLoads  // administrator logins and token grants (request_credential.go)
+	granted   tokenLedger      // the tokens Close removes (token_ledger.go)
+	gate      rateGate         // holds every request back after a 429 (request_retry.go)
+	clock     platformClock    // the platform's clock, learned from Date headers (clock.go)
+	fallbacks fallbackLog      // the slower paths already reported at WARN (log.go)
+	counting  scoreCounting    // how this platform counts (score_count.go)
+	criteria  criteriaCodec    // the form of the criteria this platform takes (score_criteria.go)
+	gone      scoreGone        // what confirms that a score is gone (score_delete.go)
+	presence  settingsPresence // what an enabledN left out means on this platform (externalauth.go)
+	refresh   scoreRefresh     // RefreshScore's choice between GETs and one listing (score_refresh.go)
+	renders   renderWait       // WaitForRendering's shared reads (render_wait.go)
+	calls     callScope        // the background context, the one report of an interrupt (calls.go)
+	exit      exitState        // Close's once and its result (exit.go)
 }
 
 // ErrClosed is returned by calls made after Close.

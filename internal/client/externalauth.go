@@ -12,8 +12,11 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
+	"sync"
 )
 
 // ExternalAuthentication is the administrator API's external authentication
@@ -24,6 +27,13 @@ type ExternalAuthentication struct {
 	// Enabled switches external authentication on or off
 	// (externalAuthenticationEnabled).
 	Enabled bool
+	// Unshown names the switches the answer left out whose value it did not show:
+	// "externalAuthenticationEnabled" (Enabled is then false, as on the platforms that
+	// leave false out), and "enabledN" for Servers[N] (see AuthServer.Enabled). A PUT's
+	// answer shows what was sent. A reader that must not conclude from a value the
+	// platform did not give (a destroy that would otherwise write nothing, a refresh
+	// on a platform that never reports a member) asks Shown. Nil when all were shown.
+	Unshown []string
 	// Servers are the numbered server sets serverN/portN/enabledN, in order.
 	Servers []AuthServer
 	// Raw is the document as the API returned it (ignored when writing).
@@ -42,9 +52,26 @@ type AuthServer struct {
 	Address string
 	// Port is the TCP port (portN, a decimal string on the wire).
 	Port int
-	// Enabled switches the entry on or off (enabledN; always written, and read as
-	// false when the platform leaves it out).
+	// Enabled switches the entry on or off (enabledN; always written). An enabledN the
+	// answer leaves out is read by what the platform has shown of its enabledN members
+	// (settingsPresence): true (contract §A's default) on a platform that writes false
+	// ones, false on one that writes true ones and so leaves out false, else the
+	// contract's default, named in ExternalAuthentication.Unshown.
 	Enabled bool
+}
+
+// Shown reports whether the answer gave the switch member (externalAuthenticationEnabled
+// or enabledN) a value, or its absence has one meaning on this platform.
+func (s *ExternalAuthentication) Shown(member string) bool {
+	return !slices.Contains(s.Unshown, member)
+}
+
+// shown marks member as shown.
+func (s *ExternalAuthentication) shown(member string) {
+	s.Unshown = slices.DeleteFunc(s.Unshown, func(m string) bool { return m == member })
+	if len(s.Unshown) == 0 {
+		s.Unshown = nil
+	}
 }
 
 // GetExternalAuthentication reads the external authentication settings.
@@ -57,7 +84,7 @@ func (c *Client) GetExternalAuthentication(ctx context.Context) (*ExternalAuthen
 	if err != nil {
 		return nil, c.addressError("admin_url", base, "/externalauth", err)
 	}
-	return parseExternalAuthentication(resp.body)
+	return c.presence.read(parseExternalAuthentication(resp.body))
 }
 
 // PutExternalAuthentication replaces the external authentication settings
@@ -76,7 +103,12 @@ func (c *Client) PutExternalAuthentication(ctx context.Context, s ExternalAuthen
 		// store the settings and answer nothing (204). Read back what it stored.
 		return c.GetExternalAuthentication(ctx)
 	}
-	return parseExternalAuthentication(resp.body)
+	stored, err := parseExternalAuthentication(resp.body)
+	if err != nil {
+		return nil, err
+	}
+	c.presence.learn(s, stored)
+	return c.presence.read(stored, nil)
 }
 
 // document returns the wire form with numbered server sets, and the members the
@@ -125,7 +157,10 @@ func parseExternalAuthentication(body []byte) (*ExternalAuthentication, error) {
 	if err := zeroOrString(doc, "domainName", &s.DomainName); err != nil {
 		return nil, err
 	}
-	s.Enabled = zeroOrBool(doc, "externalAuthenticationEnabled")
+	var shown bool
+	if s.Enabled, shown = shownBool(doc, "externalAuthenticationEnabled"); !shown {
+		s.Unshown = append(s.Unshown, "externalAuthenticationEnabled")
+	}
 	var numbers []int
 	for k, v := range doc {
 		m := numberedMember.FindStringSubmatch(k)
@@ -158,7 +193,9 @@ func parseExternalAuthentication(body []byte) (*ExternalAuthentication, error) {
 			_ = port.UnmarshalJSON(v)
 			srv.Port = int(port)
 		}
-		srv.Enabled = zeroOrBool(doc, "enabled"+idx)
+		if srv.Enabled, shown = shownBool(doc, "enabled"+idx); !shown {
+			s.Unshown = append(s.Unshown, "enabled"+strconv.Itoa(len(s.Servers)))
+		}
 		s.Servers = append(s.Servers, srv)
 	}
 	return s, nil
@@ -181,9 +218,109 @@ func zeroOrString(doc map[string]json.RawMessage, k string, dst *string) error {
 	return nil
 }
 
-// zeroOrBool reads the boolean member k of doc: true or false, or a string holding
-// one in any case (rule 22); absent, null, "" or any other value is false (rule 1),
-// never an unreadable document.
-func zeroOrBool(doc map[string]json.RawMessage, k string) bool {
-	return booleanValue(doc[k])
+// shownBool reads the boolean member k of doc (booleanValue: true or false, or a
+// string holding one in any case, rule 22) and whether the answer gave it: absent,
+// null, "" or any other value is not shown, and reads false.
+func shownBool(doc map[string]json.RawMessage, k string) (value, shown bool) {
+	v, ok := doc[k]
+	if !ok || zeroMember(v) {
+		return false, false
+	}
+	var s string
+	t := bytes.TrimSpace(v)
+	switch {
+	case string(t) == "true" || string(t) == "false":
+		return string(t) == "true", true
+	case len(t) > 0 && t[0] == '"' && json.Unmarshal(t, &s) == nil:
+		s = strings.TrimSpace(s)
+		return strings.EqualFold(s, "true"), strings.EqualFold(s, "true") || strings.EqualFold(s, "false")
+	}
+	return false, false
+}
+
+// settingsPresence decides what a member the settings' answers leave out means, by
+// what the platform has shown (the reading table's rule 1 as issue 60 wrote it). Both
+// families are in the field: a platform that leaves out a member whose value is its
+// type's zero (omitempty: a disabled server has no enabledN) and one that leaves out
+// a member at its default (Jackson's NON_DEFAULT: contract §A's enabledN defaults to
+// true), or never reports it. An answer shows its family when it writes some
+// enabledN: a false one anywhere in it (externalAuthenticationEnabled too) says that
+// falses are written, so an absent enabledN is true; a true enabledN without any false
+// says that falses are left out. A PUT's answer shows it against what was sent, and
+// the client keeps what it learns for the process. Where nothing shows it, the
+// server's EnabledShown stays unset and the caller keeps what it knew.
+type settingsPresence struct {
+	mu sync.Mutex
+	// omitsTrue and omitsFalse are set once a PUT's answer left out an enabledN that was
+	// sent true, or false; switchUnreported once it left out externalAuthenticationEnabled
+	// sent true (a platform that leaves out false ones cannot have left it out).
+	omitsTrue, omitsFalse, switchUnreported bool
+}
+
+// learn compares what a PUT sent with the answer it got.
+func (p *settingsPresence) learn(sent ExternalAuthentication, stored *ExternalAuthentication) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	// The platform stored what was sent: its answer's gaps are what was sent.
+	if !stored.Shown("externalAuthenticationEnabled") {
+		p.switchUnreported = p.switchUnreported || sent.Enabled
+		stored.Enabled = sent.Enabled
+		stored.shown("externalAuthenticationEnabled")
+	}
+	for i, srv := range stored.Servers {
+		member := "enabled" + strconv.Itoa(i)
+		if stored.Shown(member) || i >= len(sent.Servers) || !EquivalentHosts(sent.Servers[i].Address, srv.Address) {
+			continue
+		}
+		if sent.Servers[i].Enabled {
+			p.omitsTrue = true
+		} else {
+			p.omitsFalse = true
+		}
+		stored.Servers[i].Enabled = sent.Servers[i].Enabled
+		stored.shown(member)
+	}
+}
+
+// read gives each enabledN the answer left out the meaning this platform has shown
+// for it, and passes an error on.
+func (p *settingsPresence) read(s *ExternalAuthentication, err error) (*ExternalAuthentication, error) {
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	omitsTrue, omitsFalse := p.omitsTrue, p.omitsFalse
+	p.mu.Unlock()
+	member := func(i int) string { return "enabled" + strconv.Itoa(i) }
+	falses := s.Shown("externalAuthenticationEnabled") && !s.Enabled
+	trues := false
+	for i, srv := range s.Servers {
+		falses = falses || s.Shown(member(i)) && !srv.Enabled
+		trues = trues || s.Shown(member(i)) && srv.Enabled
+	}
+	for i := range s.Servers {
+		if s.Shown(member(i)) {
+			continue
+		}
+		switch {
+		case falses || omitsTrue && !omitsFalse:
+			s.Servers[i].Enabled = true
+			s.shown(member(i))
+		case trues || omitsFalse && !omitsTrue:
+			s.Servers[i].Enabled = false
+			s.shown(member(i))
+		default:
+			s.Servers[i].Enabled = true // contract §A's default, unconfirmed: stays in Unshown
+		}
+	}
+	return s, nil
+}
+
+// SettingsSwitchUnreported reports whether this platform has shown that it leaves
+// externalAuthenticationEnabled out of its answers even when it is true: an answer
+// without it then says nothing of the switch.
+func (c *Client) SettingsSwitchUnreported() bool {
+	c.presence.mu.Lock()
+	defer c.presence.mu.Unlock()
+	return c.presence.switchUnreported
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -304,5 +305,54 @@ func TestSettingsWithStringBooleans(t *testing.T) {
 				t.Errorf("%s: {%s %t %v}, want {%s %t %v}", what, s.DomainName, s.Enabled, s.Servers, want.DomainName, want.Enabled, want.Servers)
 			}
 		}
+	}
+}
+
+// TestSettingsAbsenceByWhatThePlatformShows: an enabledN the answer leaves out is read
+// by what the platform has shown: true (contract §A's default) where it writes a false
+// switch, false where it writes a true enabledN and no false, and otherwise the default
+// left unconfirmed (Unshown), as is an absent externalAuthenticationEnabled; what a
+// PUT's answer leaves out is what was sent, and the family it shows is kept.
+func TestSettingsAbsenceByWhatThePlatformShows(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, body string
+		enabled    []bool
+		unshown    []string
+	}{
+		{"falses written", `{"domainName":"C","externalAuthenticationEnabled":true,"server0":"a","server1":"b","enabled1":false}`,
+			[]bool{true, false}, nil},
+		{"switch false written", `{"domainName":"C","externalAuthenticationEnabled":false,"server0":"a"}`, []bool{true}, nil},
+		{"trues written", `{"domainName":"C","externalAuthenticationEnabled":true,"server0":"a","enabled0":true,"server1":"b"}`,
+			[]bool{true, false}, nil},
+		{"nothing shown", `{"domainName":"C","server0":"a"}`, []bool{true}, []string{"externalAuthenticationEnabled", "enabled0"}},
+	} {
+		s, err := (&settingsPresence{}).read(parseExternalAuthentication([]byte(tc.body)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []bool
+		for _, srv := range s.Servers {
+			got = append(got, srv.Enabled)
+		}
+		if !reflect.DeepEqual(got, tc.enabled) || !reflect.DeepEqual(s.Unshown, tc.unshown) {
+			t.Errorf("%s: enabled %v, unshown %q; want %v, %q", tc.name, got, s.Unshown, tc.enabled, tc.unshown)
+		}
+	}
+	var p settingsPresence
+	stored, err := parseExternalAuthentication([]byte(`{"domainName":"C","server0":"a","server1":"b","enabled1":false}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.learn(ExternalAuthentication{DomainName: "C", Enabled: true, Servers: []AuthServer{{"a", 389, true}, {"b", 389, false}}}, stored)
+	if !stored.Enabled || !stored.Servers[0].Enabled || stored.Unshown != nil {
+		t.Errorf("a PUT's answer without the switch and enabled0 does not read as sent: %+v", stored)
+	}
+	if !p.switchUnreported || !p.omitsTrue || p.omitsFalse {
+		t.Errorf("learned unreported %t, omitsTrue %t, omitsFalse %t from an answer that left out a switch and an enabledN sent true", p.switchUnreported, p.omitsTrue, p.omitsFalse)
+	}
+	s, _ := p.read(parseExternalAuthentication([]byte(`{"domainName":"C","server0":"a"}`)))
+	if !s.Servers[0].Enabled || !s.Shown("enabled0") {
+		t.Errorf("on a platform that leaves out true enabledN, an absent one reads %+v", s)
 	}
 }

@@ -191,6 +191,15 @@ type Readings struct {
 	// upper case (NetBIOS and Active Directory domain names compare without case), as
 	// Windows writes them.
 	CanonicalSettings bool `json:"canonicalSettings"`
+	// OmitDefaultAdminMembers (issue 60): the settings answers leave out every member at
+	// its contract default (Jackson's NON_DEFAULT): an enabledN that is true (§A: the
+	// default when serverN is given) and an externalAuthenticationEnabled that is false
+	// (the initial state); a disabled server's enabledN is written.
+	OmitDefaultAdminMembers bool `json:"omitDefaultAdminMembers"`
+	// UnreportedSwitch (issue 60): the settings answers never carry
+	// externalAuthenticationEnabled (a write-only member: "Fields returned by GET … not
+	// shown"), whatever it holds; the platform still stores and applies it.
+	UnreportedSwitch bool `json:"unreportedSwitch"`
 }
 
 // readingFields are the Readings' fields by JSON name, in declaration order.

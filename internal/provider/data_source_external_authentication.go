@@ -71,8 +71,10 @@ func (d *externalAuthenticationDataSource) Schema(_ context.Context, _ datasourc
 							Computed:            true,
 						},
 						"enabled": schema.BoolAttribute{
-							MarkdownDescription: "Whether the server is used (`enabledN`; `false` when the platform leaves it out).",
-							Computed:            true,
+							MarkdownDescription: "Whether the server is used (`enabledN`). One the platform leaves out is read by what its " +
+								"answer shows: `false` where it writes `true` ones (and so leaves out `false`), else `true`, " +
+								"contract's default when `serverN` is given.",
+							Computed: true,
 						},
 					},
 				},

@@ -44,9 +44,6 @@ var (
 	// (NetBIOS or Active Directory) domain name.
 	caseInsensitiveClass = &equivalenceClass{name: "case-insensitive", why: "NetBIOS and Active Directory names compare without case",
 		equal: strings.EqualFold}
-	// languageTagClass: a BCP 47 language tag, whose case carries no meaning (RFC 5646
-	// §2.1.1: "en-US" is "EN-us"); an underscore is not a tag's separator.
-	languageTagClass = &equivalenceClass{name: "language tag", why: "RFC 5646 §2.1.1", equal: strings.EqualFold}
 )
 
 // exactAttributes are the user-written string attributes compared as written, each

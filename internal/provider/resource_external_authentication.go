@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -150,7 +151,41 @@ func (r *externalAuthenticationResource) ModifyPlan(_ context.Context, req resou
 }
 
 func (r *externalAuthenticationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.store(ctx, req.Plan, nil, &resp.State, &resp.Diagnostics, "Unable to store external authentication settings")
+	r.store(ctx, req.Plan, nil, &resp.State, resp.Private, &resp.Diagnostics, "Unable to store external authentication settings")
+}
+
+// settingsPresenceKey names, in the resource's private state, what the platform has
+// shown of the members it leaves out of its answers: {"switchUnreported": true} once
+// an answer left out externalAuthenticationEnabled that was stored true, so that a
+// later run, whose client has not seen that yet, reads its absence as unknown (the
+// state's value kept), not as false.
+const settingsPresenceKey = "settings_presence"
+
+// settingsPrivate is the part of the framework's private state the settings use.
+type settingsPrivate interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+// switchUnreported reports whether the platform leaves externalAuthenticationEnabled
+// out of its answers even when it is true: learned by this run's client, or by an
+// earlier run, in private.
+func (r *externalAuthenticationResource) switchUnreported(ctx context.Context, private settingsPrivate) bool {
+	if r.client.SettingsSwitchUnreported() {
+		return true
+	}
+	if private == nil {
+		return false
+	}
+	b, _ := private.GetKey(ctx, settingsPresenceKey)
+	return strings.Contains(string(b), `"switchUnreported":true`)
+}
+
+// rememberPresence writes what this run's client learned into private.
+func (r *externalAuthenticationResource) rememberPresence(ctx context.Context, private settingsPrivate, diags *diag.Diagnostics) {
+	if private != nil && r.client.SettingsSwitchUnreported() {
+		diags.Append(private.SetKey(ctx, settingsPresenceKey, []byte(`{"switchUnreported":true}`))...)
+	}
 }
 
 func (r *externalAuthenticationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -168,12 +203,13 @@ func (r *externalAuthenticationResource) Read(ctx context.Context, req resource.
 			externalAuthDetail("The external authentication settings could not be read."), err)
 		return
 	}
-	state.refresh(current)
+	state.refresh(current, r.switchUnreported(ctx, req.Private))
+	r.rememberPresence(ctx, resp.Private, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
 func (r *externalAuthenticationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	r.store(ctx, req.Plan, &req.State, &resp.State, &resp.Diagnostics, "Unable to update external authentication settings")
+	r.store(ctx, req.Plan, &req.State, &resp.State, resp.Private, &resp.Diagnostics, "Unable to update external authentication settings")
 }
 
 // store puts the planned settings, for Create and Update, and sets the state to
@@ -182,7 +218,8 @@ func (r *externalAuthenticationResource) Update(ctx context.Context, req resourc
 // an update (prior is the state the plan was made from) a change made on the
 // platform since the plan stops it before it writes anything, since the plan did not
 // show what the write would undo.
-func (r *externalAuthenticationResource) store(ctx context.Context, plan tfsdk.Plan, prior *tfsdk.State, state *tfsdk.State, diags *diag.Diagnostics, summary string) {
+func (r *externalAuthenticationResource) store(ctx context.Context, plan tfsdk.Plan, prior *tfsdk.State, state *tfsdk.State,
+	private settingsPrivate, diags *diag.Diagnostics, summary string) {
 	ctx = logResource(ctx, externalAuthenticationID)
 	var data externalAuthenticationModel
 	diags.Append(plan.Get(ctx, &data)...)
@@ -221,7 +258,8 @@ func (r *externalAuthenticationResource) store(ctx context.Context, plan tfsdk.P
 		addClientError(diags, summary, externalAuthDetail(what), err)
 		return
 	}
-	data.refresh(stored)
+	data.refresh(stored, r.switchUnreported(ctx, nil))
+	r.rememberPresence(ctx, private, diags)
 	diags.Append(state.Set(ctx, &data)...)
 }
 
@@ -242,8 +280,8 @@ func (r *externalAuthenticationResource) Delete(ctx context.Context, req resourc
 	// again and written back as they are now, so that nothing another administrator
 	// changed since the plan is undone.
 	current, err := r.client.GetExternalAuthentication(ctx)
-	if err == nil && !current.Enabled {
-		return // already off: nothing to write
+	if err == nil && !current.Enabled && current.Shown("externalAuthenticationEnabled") {
+		return // already off, as the platform said: nothing to write
 	}
 	if err == nil {
 		current.Enabled = false
@@ -330,19 +368,27 @@ func (m externalAuthenticationModel) settings() client.ExternalAuthentication {
 	return s
 }
 
-// refresh copies the platform's settings into the model. An empty server list stays
+// refresh copies the platform's settings into the model. A switch the answer did not
+// show (client.ExternalAuthentication.Unshown) keeps the model's value where it has
+// one: externalAuthenticationEnabled when the platform is known to leave it out even
+// when true (unreported), an enabledN of the same server in the same slot. An empty
+// server list stays
 // as the configuration wrote it (null when omitted, [] when written as empty), so
 // neither form shows a spurious difference, and so does a server's address that the
 // platform spells otherwise ("fd00::10" for the configured "[fd00::10]", which is sent
 // without its brackets): the model's spelling is kept where it names the same
 // address in the same slot. Another address is drift, and is taken as the platform
 // writes it, as is every address on import (no spelling to keep).
-func (m *externalAuthenticationModel) refresh(s *client.ExternalAuthentication) {
+func (m *externalAuthenticationModel) refresh(s *client.ExternalAuthentication, unreported bool) {
 	m.ID = types.StringValue(externalAuthenticationID)
+	wasEnabled := m.Enabled
 	if m.DomainName.IsNull() || m.DomainName.IsUnknown() || !caseInsensitiveClass.equal(m.DomainName.ValueString(), s.DomainName) {
 		m.DomainName = equivalentOf(caseInsensitiveClass, s.DomainName)
 	}
 	m.Enabled = types.BoolValue(s.Enabled)
+	if !s.Shown("externalAuthenticationEnabled") && unreported && !wasEnabled.IsNull() && !wasEnabled.IsUnknown() {
+		m.Enabled = wasEnabled
+	}
 	if m.DeletionPolicy.IsNull() || m.DeletionPolicy.IsUnknown() {
 		m.DeletionPolicy = types.StringValue(deletionPolicyDisable)
 	}
@@ -356,6 +402,9 @@ func (m *externalAuthenticationModel) refresh(s *client.ExternalAuthentication) 
 	for i := range min(len(servers), len(m.Servers)) {
 		if was := m.Servers[i].Address; !was.IsNull() && !was.IsUnknown() && sameAddress(was.ValueString(), servers[i].Address.ValueString()) {
 			servers[i].Address = was
+			if enabled := m.Servers[i].Enabled; !s.Shown("enabled"+strconv.Itoa(i)) && !enabled.IsNull() && !enabled.IsUnknown() {
+				servers[i].Enabled = enabled
+			}
 		}
 	}
 	m.Servers = servers

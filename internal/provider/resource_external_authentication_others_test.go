@@ -236,7 +236,7 @@ func TestAccExternalAuthentication_membersNotModelled(t *testing.T) {
 // disabled: the apply is consistent, the next plan empty, and the data source agrees.
 func TestAccExternalAuthentication_readings(t *testing.T) {
 	t.Parallel()
-	for _, reading := range []string{"allServerSlots", "omitEmptyAdminMembers"} {
+	for _, reading := range []string{"allServerSlots", "omitEmptyAdminMembers", "omitDefaultAdminMembers", "unreportedSwitch"} {
 		t.Run(reading, func(t *testing.T) {
 			t.Parallel()
 			emu := newTestEmulatorWith(t, "a reading of the settings answers", emulator.Options{RenderDelay: testRenderDelay})
@@ -279,6 +279,47 @@ data "mediaplatform_external_authentication" "test" {
 			})
 		})
 	}
+}
+
+// TestAccExternalAuthentication_unreportedSwitch (issue 60, item 3): on a platform
+// whose settings answers never carry externalAuthenticationEnabled, the switch is
+// applied and kept (the next plan, in another process, is empty: the absence is
+// unknown, not false), and a destroy under deletion_policy "disable" switches it off
+// on the platform instead of taking the absence for "already off".
+func TestAccExternalAuthentication_unreportedSwitch(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulatorWith(t, "a platform that does not report the switch", emulator.Options{})
+	ctl := emu.control(t, "readings")
+	ctl.SetFaults(emulator.Faults{Readings: emulator.Readings{UnreportedSwitch: true}})
+	config := externalAuthConfig(emu, `
+  domain_name = "CORP"
+  enabled     = true
+  servers     = [{ address = "dc1.corp.example", port = 389 }]
+`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		CheckDestroy: func(*terraform.State) error {
+			if ctl.ExternalAuthenticationEnabled() {
+				return fmt.Errorf("after destroy (deletion_policy disable) external authentication is still on")
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{{
+			Config: config,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(externalAuthAddress, tfjsonpath.New("enabled"), knownvalue.Bool(true)),
+			},
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			Check: func(*terraform.State) error {
+				if !ctl.ExternalAuthenticationEnabled() {
+					return fmt.Errorf("the apply did not switch external authentication on")
+				}
+				return nil
+			},
+		}},
+	})
 }
 
 // TestSettingsChangedSincePlan: a setting counts as changed outside the plan when the
