@@ -200,6 +200,9 @@ type Readings struct {
 	// externalAuthenticationEnabled (a write-only member: "Fields returned by GET … not
 	// shown"), whatever it holds; the platform still stores and applies it.
 	UnreportedSwitch bool `json:"unreportedSwitch"`
+	// ViewWithoutID (issue 60): a view's answer carries no id: its viewerUrl is the
+	// view's only name ("Response bodies of the score endpoints: not shown").
+	ViewWithoutID bool `json:"viewWithoutId"`
 }
 
 // readingFields are the Readings' fields by JSON name, in declaration order.

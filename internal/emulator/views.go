@@ -35,7 +35,7 @@ type viewRecord struct {
 // POST /scores/{id}/view
 
 type viewJSON struct {
-	ID        string       `json:"id"`
+	ID        string       `json:"id,omitempty"`
 	ScoreID   string       `json:"scoreId"`
 	ViewerURL string       `json:"viewerUrl"`
 	CreatedAt string       `json:"createdAt"`
@@ -174,14 +174,18 @@ func (e *Emulator) handleCreateView(w http.ResponseWriter, r *http.Request, _ *U
 	}
 	s.views[view.id] = view
 	s.mu.Unlock()
-	e.writeWrapped(w, "view", viewJSON{
+	answer := viewJSON{
 		ID:        view.id,
 		ScoreID:   view.scoreID,
 		ViewerURL: baseURL(r) + "/viewer/" + view.id,
 		CreatedAt: formatTime(view.createdAt),
 		ExpiresAt: formatTime(view.expiresAt),
 		Settings:  settings,
-	})
+	}
+	if e.readings().ViewWithoutID {
+		answer.ID = "" // the viewer address is the view's only name
+	}
+	e.writeWrapped(w, "view", answer)
 }
 
 // GET /viewer/{viewId} (no authentication)

@@ -483,6 +483,19 @@ func viewID(platformID string) string {
 	return "view-" + hex.EncodeToString(sum[:10])
 }
 
+// newViewID is the id of a view just created: the digest of the platform's view id,
+// or, for an answer without one, of the view id in its viewer address (the digest of
+// the whole address where it has no last segment): never one id for two views.
+func newViewID(platformID, viewerURL string) types.String {
+	if platformID != "" {
+		return types.StringValue(viewID(platformID))
+	}
+	if id := upgradedViewID("", viewerURL); !id.IsNull() && id.ValueString() != "" {
+		return id
+	}
+	return types.StringValue(viewID(viewerURL))
+}
+
 // viewDigestForm matches an id in exactly the form viewID writes.
 var viewDigestForm = regexp.MustCompile(`^view-[0-9a-f]{20}$`)
 
@@ -579,7 +592,7 @@ func (m *scoreViewAttributesModel) create(ctx context.Context, c *client.Client,
 			fmt.Sprintf("%s of score %q: %s", what, m.Score.ValueString(), hint), err)
 		return "", time.Time{}
 	}
-	m.ID = types.StringValue(viewID(view.ID))
+	m.ID = newViewID(view.ID, view.ViewerURL)
 	m.ViewerURL = types.StringValue(view.ViewerURL)
 	m.CreatedAt = timeValue(view.CreatedAt)
 	m.ExpiresAt = timeValue(view.ExpiresAt)

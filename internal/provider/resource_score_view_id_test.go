@@ -12,6 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	acc "github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 )
 
 // TestScoreViewStateUpgrade upgrades states written by schema version 0, whose id was
@@ -99,6 +101,42 @@ resource "mediaplatform_score_view" "test" {
 				segment := viewerURL[strings.LastIndex(viewerURL, "/")+1:]
 				if segment == "" || strings.Contains(id, segment) || strings.Contains(viewerURL, strings.TrimPrefix(id, "view-")) {
 					return fmt.Errorf("id %q and viewer_url %q share their secret part", id, viewerURL)
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+// TestAccScoreView_answerWithoutID (issue 60, item 3): on a platform whose view
+// answers carry no id, each view's id is the digest of its own viewer address, so two
+// views of one score never share an id, and neither id opens a view.
+func TestAccScoreView_answerWithoutID(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	emu.control(t, "views without ids").SetFaults(emulator.Faults{Readings: emulator.Readings{ViewWithoutID: true}})
+	score := publishTestScore(t, emu)
+	config := emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score_view" "a" {
+  score = %[1]q
+}
+resource "mediaplatform_score_view" "b" {
+  score = %[1]q
+}
+`, score.Alias)
+	acc.Test(t, acc.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []acc.TestStep{{
+			Config: config,
+			Check: func(s *terraform.State) error {
+				a, b := s.RootModule().Resources["mediaplatform_score_view.a"].Primary, s.RootModule().Resources["mediaplatform_score_view.b"].Primary
+				if a.ID == b.ID {
+					return fmt.Errorf("two views share the id %s", a.ID)
+				}
+				for _, v := range []*terraform.InstanceState{a, b} {
+					if !viewDigestForm.MatchString(v.ID) || strings.Contains(v.Attributes["viewer_url"], strings.TrimPrefix(v.ID, "view-")) {
+						return fmt.Errorf("view id %q is not a digest that keeps the viewer address secret", v.ID)
+					}
 				}
 				return nil
 			},
