@@ -12,7 +12,7 @@ import (
 // toolingEnv are MEDIAPLATFORM_* variables that the project's tools read (the
 // acceptance tests against a real platform, the benchmarks), not the provider.
 var toolingEnv = []string{"MEDIAPLATFORM_ACC_EXTERNAL", "MEDIAPLATFORM_PPROF_DIR", "MEDIAPLATFORM_BENCH_WRAP_TARGET",
-	"MEDIAPLATFORM_BENCH_WRAP_RECORD"}
+	"MEDIAPLATFORM_BENCH_WRAP_RECORD", "MEDIAPLATFORM_SOAK_SECONDS", "MEDIAPLATFORM_SOAK_SEED"}
 
 // unknownEnvPrefix is the prefix of the provider's environment variables.
 const unknownEnvPrefix = "MEDIAPLATFORM_"
