@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 )
 
 // SystemModel is the data model of one system (datamodel:system-model).
@@ -334,9 +335,32 @@ func (c *Client) SystemModel(ctx context.Context, systemType, systemID string, i
 	}
 	var m SystemModel
 	if _, err := c.do(ctx, &request{method: http.MethodGet, url: href, auth: authPlatform}, &m); err != nil {
-		return nil, err
+		return nil, c.confirmSystemGone(ctx, System{SystemType: systemType, SystemID: systemID}, href, err)
 	}
 	return &m, nil
+}
+
+// confirmSystemGone checks a "gone" answer to a system model's read against the
+// collection that holds the systems, the service registry's list (contract §0: a
+// 404 proves nothing until the collection answers). A system the registry lists is
+// there: the answer came from something that does not serve the registry's link (a
+// gateway without the route, a service moved), and is an *AddressError, for which
+// IsNotFound is false. Any other error, or a system the registry does not list, is
+// returned as it is.
+func (c *Client) confirmSystemGone(ctx context.Context, system System, href string, err error) error {
+	if !IsNotFound(err) {
+		return err
+	}
+	systems, serr := c.Systems(ctx)
+	if serr != nil || !slices.Contains(systems, system) {
+		return err
+	}
+	setting := "registry_url"
+	if c.cfg.RegistryURL == "" {
+		setting = "platform_url (with the registry's path)"
+	}
+	return &AddressError{Setting: setting, Address: href, Answered: answeredBy(err),
+		Err: fmt.Errorf("%w; and the service registry lists system %s/%s at this address", err, system.SystemType, system.SystemID)}
 }
 
 // AssetModelByID reads the data model of one asset through the registry's

@@ -3,11 +3,15 @@ package client
 // The data model types.
 
 import (
+	"context"
 	"encoding/json"
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulatortest"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
 func TestLayoutItemCommon(t *testing.T) {
@@ -133,4 +137,31 @@ func countReadonly(set AttributeSet) int {
 		}
 	}
 	return n
+}
+
+// TestSystemModelGoneNeedsTheRegistry (contract §0): a 404 or 410 for the model of a
+// system the service registry lists is not "no such system": something in front of
+// the platform lacks the route, and the error is an address error. A system the
+// registry does not list is gone.
+func TestSystemModelGoneNeedsTheRegistry(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{http.StatusNotFound, http.StatusGone} {
+		p := newProxiedPlatform(t, emulator.Options{})
+		p.proxy.Add(faultproxy.Fault{Method: http.MethodGet, Path: `^/apis/datamodel;version=1;realm=global/systems/`,
+			Handle: func(w http.ResponseWriter, _ *http.Request) {
+				writeProblem(w, status, "datamodel/NOT_FOUND", "no such resource")
+			}})
+		c, err := New(p.config())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.SystemModel(t.Context(), "interplay-pam", "pam-1", false, "")
+		if IsNotFound(err) || !IsAddressError(err) || !strings.Contains(err.Error(), "lists system interplay-pam/pam-1") {
+			t.Errorf("%d for a listed system: IsNotFound %t, IsAddressError %t: %v", status, IsNotFound(err), IsAddressError(err), err)
+		}
+		if _, err := c.SystemModel(t.Context(), "interplay-pam", "pam-9", false, ""); !IsNotFound(err) {
+			t.Errorf("%d for a system the registry does not list: %v", status, err)
+		}
+		_ = c.Close(context.Background())
+	}
 }
