@@ -409,6 +409,13 @@ func (l *lockedBuilder) Write(p []byte) (int, error) {
 	return l.b.Write(p)
 }
 
+// String is everything written.
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 // tail is the last 8000 bytes written: a run with TF_LOG writes megabytes.
 func (l *lockedBuilder) tail() string {
 	l.mu.Lock()
