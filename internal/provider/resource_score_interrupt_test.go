@@ -4,9 +4,7 @@ package provider
 
 import (
 	"fmt"
-	"io"
 	"net/http"
-	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -39,20 +37,7 @@ func TestAccScore_interruptDuringTokenGrant(t *testing.T) {
 	ctl.SetFaults(emulator.Faults{LatencyMs: 3000})
 
 	cmd := w.command("apply", "-auto-approve")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	reader, writer, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = writer, writer
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	_ = writer.Close()
-	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
-	var out lockedBuilder
-	read := make(chan struct{})
-	go func() { _, _ = io.Copy(&out, reader); close(read) }()
+	out, _, exited := startInGroup(t, cmd)
 	if !waitFor(2*time.Minute, func() bool { return strings.Contains(out.tail(), "Creating...") }) {
 		t.Fatalf("the apply never started creating:\n%s", out.tail())
 	}
@@ -61,8 +46,7 @@ func TestAccScore_interruptDuringTokenGrant(t *testing.T) {
 		t.Fatal(err)
 	}
 	stopped := time.Now()
-	_ = cmd.Wait()
-	<-read
+	<-exited
 	took := time.Since(stopped)
 	// A grant still on the wire reaches the platform up to 3 s after the provider ended.
 	time.Sleep(3 * time.Second)
