@@ -83,7 +83,7 @@ func TestDocsSayWhatEachStopDoes(t *testing.T) {
 			}
 		}
 	}
-	for _, path := range []string{"docs/guides/running-in-ci.md", "docs/index.md", "examples/guides/running-in-ci/ci-apply.sh"} {
+	for _, path := range []string{"docs/guides/running-in-ci.md", "docs/index.md", "examples/guides/running-in-ci/ci-apply.sh", "README.md"} {
 		text := read(path)
 		if strings.Contains(text, "removes its token") || strings.Contains(text, "removes its platform token") {
 			if !strings.Contains(text, "still on the wire") {
