@@ -48,7 +48,7 @@ func TestAccDiagnostics_interruptDuringTokenGrant(t *testing.T) {
 	}
 	for _, want := range []string{
 		"the provider's platform token grant was on its way, before",
-		"the token it grants reaches no one and stays live until it expires",
+		"the token it grants stays live until it expires, one token lifetime",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the interrupted plan does not say %q:\n%s", want, out.String())

@@ -100,15 +100,13 @@ func stopBoundCredentialLead(credential, what, outcome string, waited time.Durat
 // stopped waiting for it may leave live, and until when.
 func credentialLeftHint(credential string) string {
 	if credential == "administrator login" {
-		return "If the platform completes that login after the provider has ended, the session it opens reaches no " +
-			"one and stays live until it expires, after the platform's idle period for sessions (30 minutes unless " +
-			"its operators changed it): the provider logs a session out at its exit only when the login's answer " +
-			"arrives within the exit's " + closeTimeout.String() + "."
+		return "If the platform completes that login, the session it opens stays live until it expires, after the " +
+			"platform's idle period for sessions (30 minutes unless its operators changed it), unless the login's " +
+			"answer and the logout both fit in the provider's exit (" + closeTimeout.String() + ")."
 	}
-	return "If the platform completes that grant after the provider has ended, the token it grants reaches no one and " +
-		"stays live until it expires, one token lifetime (the expires_in of the platform's grants) after the grant: " +
-		"the provider removes a token at its exit only when the grant's answer arrives within the exit's " +
-		closeTimeout.String() + "."
+	return "If the platform completes that grant, the token it grants stays live until it expires, one token lifetime " +
+		"(the expires_in of the platform's grants) after the grant, unless the grant's answer and the token's removal " +
+		"both fit in the provider's exit (" + closeTimeout.String() + ")."
 }
 
 // stopBoundPublishHint says what a publish cut at publishGrace, and not settled by

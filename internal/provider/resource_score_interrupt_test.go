@@ -69,7 +69,7 @@ func TestAccScore_interruptDuringTokenGrant(t *testing.T) {
 	for _, want := range []string{
 		"Interrupted: Terraform was stopped while the provider's platform token grant was on its way, before the publish of this score was sent",
 		"the platform did not publish this score; run the apply again",
-		"the token it grants reaches no one and stays live until it expires",
+		"the token it grants stays live until it expires, one token lifetime",
 	} {
 		if n := strings.Count(lead, want); n != scores {
 			t.Errorf("the stopped apply says %q %d times, want once per score (%d):\n%s", want, n, scores, out.String())
