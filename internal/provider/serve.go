@@ -73,10 +73,10 @@ func Serve(ctx context.Context, version string, debug bool) error {
 // operations, saves what they return, and then shuts the provider down), but a
 // provider that died at once would lose the scores it had published to the state,
 // and leave its platform token live. Terraform itself dies of a hang-up (SIGHUP),
-// Ctrl-\ (SIGQUIT) and a write to an output nobody reads (SIGPIPE): the provider then
-// outlives it until watchParent notices, and removes its credentials. The provider
-// ends when Terraform shuts it down, or, should Terraform itself be gone, when
-// watchParent notices. It returns a function that restores the default.
+// Ctrl-\ (SIGQUIT) and a write to an output nobody reads (SIGPIPE). The provider ends
+// when Terraform shuts it down, or, should Terraform itself be gone, when watchParent
+// notices and the provider has removed its credentials. It returns a function that
+// restores the default.
 func outliveTermination(ctx context.Context) (stop func()) {
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, stopsignals.Signals()...)

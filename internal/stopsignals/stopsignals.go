@@ -14,8 +14,8 @@ import (
 // shell or a supervisor sends to the process group Terraform and the provider share.
 // The provider outlives each one (earlysignals ignores it from init, then serve.go
 // handles it) and ends when Terraform shuts it down or, should Terraform be gone,
-// once it has removed its platform tokens and logged its administrator session out. The tests that stop runs
-// through Terraform take their cases from this list.
+// once it has removed its platform tokens and logged its administrator session out.
+// The tests that stop runs through Terraform take their cases from this list.
 //
 // Left to their default, and why:
 //   - SIGKILL and SIGSTOP cannot be caught.
