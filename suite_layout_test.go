@@ -16,7 +16,7 @@ import (
 // testFilePackages are the folders whose test files follow the naming rule.
 var testFilePackages = []string{
 	"internal/client", "internal/provider", "internal/emulator", "internal/emulatortest",
-	"internal/faultproxy", "internal/expression", "internal/cimodels", "internal/acctest", "internal/fuzzlimit", "internal/contracttest", "internal/testca", "internal/earlysignals",
+	"internal/faultproxy", "internal/expression", "internal/cimodels", "internal/acctest", "internal/fuzzlimit", "internal/contracttest", "internal/testca", "internal/earlysignals", "internal/stopsignals",
 	"cmd/mediaplatform-emulator",
 }
 

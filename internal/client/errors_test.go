@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"errors"
 	"go/ast"
 	"go/parser"
@@ -50,6 +51,7 @@ func errorTypeRows() []error {
 			Method: http.MethodPost, Path: "/api/v1/login"}},
 		&UnknownOutcomeError{Method: http.MethodPost, Path: "/scores", Detail: "the score may have been created", Err: transport},
 		&UnknownOutcomeError{Method: http.MethodPost, Path: "/scores", Err: transport},
+		&CredentialWaitError{Credential: "platform token grant", Err: context.Canceled},
 		&AddressError{Setting: "publishing_url", Address: "https://platform.test/apis/nothing", Path: "/scores",
 			Answered: "a web server's HTML page", Expected: "the publishing service's address", Err: api},
 		&TokenServiceMovedError{Method: http.MethodPost, Path: "/auth/oauth2/ropc/default", Link: "auth:ropc-default",

@@ -68,8 +68,26 @@ type response struct {
 	sent, received time.Time
 }
 
+// CredentialWaitError is a call whose context ended while it waited for its
+// credential: the load (Credential: the platform token grant, with the token flow's
+// discovery before it, or the administrator login) was still under way, and the
+// call's own request had not been carried out. The load goes on without the call
+// (cache.get): a token or session it brings is the client's, removed by Close when
+// it arrives in time.
+type CredentialWaitError struct {
+	Credential string // "platform token grant" or "administrator login"
+	Err        error  // the context's error
+}
+
+func (e *CredentialWaitError) Error() string {
+	return "stopped waiting for the " + e.Credential + ", still under way; the request was not sent: " + e.Err.Error()
+}
+
+func (e *CredentialWaitError) Unwrap() error { return e.Err }
+
 // do runs r, the hub of every request. With send it manages, one line each:
 //   - the credential, through the seam (request_credential.go), and one fresh login on a refused one;
+//     a call cut while its login or grant is on the wire: CredentialWaitError, the request unsent;
 //   - the route: host, setting, proxy, the platform's hosts (request_route.go, request_hosts.go);
 //   - the base headers, the credential header and the body;
 //   - the attempts and their waits, by the retry policy (request_retry.go), per call (request.exit);
@@ -96,6 +114,10 @@ func (c *Client) do(ctx context.Context, r *request, out any) (*response, error)
 		var cred string
 		if cr != nil {
 			v, err := cr.get(ctx)
+			if ctxErr := ctx.Err(); err != nil && ctxErr != nil && errors.Is(err, ctxErr) {
+				// Cut while the login or grant was on the wire: this request never left.
+				return nil, &CredentialWaitError{Credential: cr.loadName(), Err: err}
+			}
 			if err != nil {
 				return nil, err
 			}

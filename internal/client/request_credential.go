@@ -34,6 +34,9 @@ type credential interface {
 	// forbidden reports whether a 403 to cred, loaded before the request, came from the
 	// credential (it expired) rather than from something refusing the request.
 	forbidden(ctx context.Context, cred string) bool
+	// loadName names the request that loads it, for a call cut while it waits for that
+	// load (CredentialWaitError): "platform token grant", "administrator login".
+	loadName() string
 }
 
 // credentialFor is the credential r carries, nil for none.
@@ -83,3 +86,5 @@ func (g givenCredential) set(h http.Header, cred string) {
 func (givenCredential) drop(string) bool { return false }
 
 func (givenCredential) forbidden(context.Context, string) bool { return false }
+
+func (givenCredential) loadName() string { return "" } // never loaded: nothing to wait for

@@ -59,6 +59,8 @@ func (a adminCredential) get(ctx context.Context) (string, error) { return a.c.a
 
 func (adminCredential) set(h http.Header, session string) { h.Set("token", session) }
 
+func (adminCredential) loadName() string { return "administrator login" }
+
 // drop forgets session unless another call replaced it already.
 func (a adminCredential) drop(session string) bool {
 	a.c.session.resetIf(func(s string) bool { return s == session })

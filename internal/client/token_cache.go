@@ -24,6 +24,8 @@ func (t tokenCredential) get(ctx context.Context) (string, error) {
 
 func (tokenCredential) set(h http.Header, token string) { h.Set("Authorization", "Bearer "+token) }
 
+func (tokenCredential) loadName() string { return "platform token grant" }
+
 // drop forgets token unless another call replaced it already; the platform no longer
 // takes it, so there is nothing to remove at exit either.
 func (t tokenCredential) drop(token string) bool {

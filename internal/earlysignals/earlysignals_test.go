@@ -13,13 +13,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/stopsignals"
 )
 
 // TestSignalsIgnoredFromInit: this test binary imports the package, so its init ran
-// before the test; an interrupt and a termination signal sent to the process now must
-// not end it (without the init, either ends the test binary at once).
+// before the test; no signal of Stops sent to the process now may end it (without
+// the init, SIGINT, SIGTERM, SIGHUP and SIGQUIT each end the test binary at once).
 func TestSignalsIgnoredFromInit(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+	for _, sig := range stopsignals.Stops {
 		if err := syscall.Kill(os.Getpid(), sig); err != nil {
 			t.Fatal(err)
 		}

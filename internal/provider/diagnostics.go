@@ -138,7 +138,10 @@ func causeOnlyLead(err error) string {
 	var movedErr *client.TokenServiceMovedError
 	var redirectErr *client.RedirectError
 	var foreignHost *client.ForeignHostError
+	var waited *client.CredentialWaitError
 	switch {
+	case errors.Is(err, context.Canceled) && errors.As(err, &waited):
+		return interruptedCredentialLead(waited.Credential)
 	case errors.Is(err, context.Canceled):
 		return interruptedLead
 	case errors.As(err, &redirectErr):
@@ -273,6 +276,15 @@ func tokenServiceMovedLead(e *client.TokenServiceMovedError) string {
 const interruptedLead = "Interrupted: Terraform was stopped (Ctrl-C or a cancelled run) while this call was on its way. " +
 	"The settings are not at fault; run the command again."
 
+// interruptedCredentialLead is the first sentence for a call stopped by an interrupt
+// while it waited for its credential (credential names the request on the wire:
+// "platform token grant", "administrator login"), and what that may leave live.
+func interruptedCredentialLead(credential string) string {
+	return "Interrupted: Terraform was stopped (Ctrl-C or a cancelled run) while the provider's " + credential +
+		" was on its way, before this call was sent: the call changed nothing. The settings are not at fault; run " +
+		"the command again. " + credentialLeftHint(credential)
+}
+
 // interrupted reports whether err is a call stopped by an interrupt.
 func interrupted(ctx context.Context, err error) bool {
 	return errors.Is(err, context.Canceled) || (err != nil && errors.Is(ctx.Err(), context.Canceled))
@@ -284,7 +296,14 @@ func interrupted(ctx context.Context, err error) bool {
 // which the stopped run does not save anyway.
 func addReadError(ctx context.Context, c *client.Client, diags *diag.Diagnostics, summary, detail string, err error) {
 	if interrupted(ctx, err) {
-		if c.FirstInterruption() {
+		var waited *client.CredentialWaitError
+		switch {
+		case !c.FirstInterruption():
+		case errors.As(err, &waited):
+			diags.AddError("Interrupted", "Terraform was stopped (Ctrl-C or a cancelled run) while the provider's "+
+				waited.Credential+" was on its way, before the reads that wait for it were sent: these reads changed "+
+				"nothing. The settings are not at fault; run the command again. "+credentialLeftHint(waited.Credential))
+		default:
 			diags.AddError("Interrupted", "Terraform was stopped (Ctrl-C or a cancelled run) while the provider was reading "+
 				"objects from the platform; the reads still on their way were abandoned. The settings are not at fault, and "+
 				"nothing was changed by these reads. Run the command again.")

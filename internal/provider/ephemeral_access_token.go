@@ -88,6 +88,16 @@ func (r *accessTokenEphemeralResource) Configure(_ context.Context, req ephemera
 // must not be, since the provider removes that one when it ends.
 func (r *accessTokenEphemeralResource) Open(ctx context.Context, _ ephemeral.OpenRequest, resp *ephemeral.OpenResponse) {
 	tok, err := r.client.GrantAccessToken(ctx)
+	if err != nil && interrupted(ctx, err) {
+		// The grant, if it reached the platform, may still be carried out: its answer
+		// is lost, and the token it brings can be removed by nobody.
+		resp.Diagnostics.AddError("Unable to obtain access token", "Interrupted: Terraform was stopped (Ctrl-C or a "+
+			"cancelled run) while the provider was getting this token; the settings are not at fault, run the command "+
+			"again. If its grant had reached the platform, the platform may still carry it out: the token then stays "+
+			"live until it expires, one token lifetime (the expires_in of the platform's grants) after the grant, and "+
+			"nobody receives it.\n\nCause: "+err.Error())
+		return
+	}
 	if err != nil {
 		addClientError(&resp.Diagnostics, "Unable to obtain access token",
 			"The password grant for a new platform access token (ephemeral mediaplatform_access_token) failed.", err)

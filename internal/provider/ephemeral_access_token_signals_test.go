@@ -190,3 +190,43 @@ func childrenNamed(parent int, name string) []int {
 	}
 	return pids
 }
+
+// TestAccEphemeralAccessToken_interruptDuringGrant: Ctrl-C (SIGINT to the process
+// group) while the ephemeral token's grant is on the wire, on a platform that answers
+// every request in 3 s. The open's error says that the provider was getting this
+// token, and what the grant may leave live and until when, should the platform
+// complete it: nobody receives that token.
+func TestAccEphemeralAccessToken_interruptDuringGrant(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
+	emu := newTestEmulatorWith(t, "a platform answering in 3 s", emulator.Options{RenderDelay: testRenderDelay})
+	ctl := emu.control(t, "a platform answering in 3 s")
+	w := newWorkspace(t, emu, "")
+	w.writeProvider("", emu.providerConfig()+providerConfigPlus(emu, `alias = "tool"
+  request_headers = { "X-Tool-Token" = ephemeral.mediaplatform_access_token.tool.access_token }`)+
+		"ephemeral \"mediaplatform_access_token\" \"tool\" {}\n"+
+		"data \"mediaplatform_health\" \"h\" {\n  provider = mediaplatform.tool\n}\n")
+	ctl.SetFaults(emulator.Faults{LatencyMs: 3000})
+	cmd := w.command("plan")
+	out, _, exited := startInGroup(t, cmd)
+	if !waitFor(2*time.Minute, func() bool { return strings.Contains(out.String(), "Opening...") }) {
+		t.Fatalf("the plan never opened the token:\n%s", out.String())
+	}
+	time.Sleep(4500 * time.Millisecond) // the grant follows the token flow's discovery (3 s) on the wire
+	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	s := ctl.Stats()
+	t.Logf("after the interrupted plan: %d grants, %d removals, %d tokens live", s.Logins["oauth"], s.Requests[removalRoute], s.LiveTokens)
+	text := strings.Join(strings.Fields(out.String()), " ")
+	for _, want := range []string{
+		"Interrupted: Terraform was stopped (Ctrl-C or a cancelled run) while the provider was getting this token",
+		"stays live until it expires, one token lifetime",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the interrupted open does not say %q:\n%s", want, out.String())
+		}
+	}
+	ctl.Expire(true, false)
+}

@@ -85,6 +85,30 @@ func stopBoundLead(what string, waited time.Duration) string {
 		what, waited, stopBound)
 }
 
+// stopBoundCredentialLead is the first sentence for a write cut at its grace (waited)
+// after the interrupt while the provider still waited for its credential: credential
+// names the request that was on the wire ("platform token grant", "administrator
+// login"), what names the write, which was never sent, and outcome says what that
+// means ("the platform did not publish this score").
+func stopBoundCredentialLead(credential, what, outcome string, waited time.Duration) string {
+	return fmt.Sprintf("Interrupted: Terraform was stopped while the provider's %s was on its way, before %s was "+
+		"sent: %s; run the apply again. The platform had not answered %s after the stop, so the provider stopped "+
+		"waiting, and %s was never sent.", credential, what, outcome, waited, what)
+}
+
+// credentialLeftHint says what a login or grant still on the wire when the provider
+// stopped waiting for it may leave live, and until when.
+func credentialLeftHint(credential string) string {
+	if credential == "administrator login" {
+		return "If the platform completes that login, the session it opens stays live until it expires, after the " +
+			"platform's idle period for sessions (30 minutes unless its operators changed it), unless the login's " +
+			"answer and the logout both fit in the provider's exit (" + closeTimeout.String() + ")."
+	}
+	return "If the platform completes that grant, the token it grants stays live until it expires, one token lifetime " +
+		"(the expires_in of the platform's grants) after the grant, unless the grant's answer and the token's removal " +
+		"both fit in the provider's exit (" + closeTimeout.String() + ")."
+}
+
 // stopBoundPublishHint says what a publish cut at publishGrace, and not settled by
 // the look-up after it, left and how the next run recovers it.
 func stopBoundPublishHint(alias string, adopt bool) string {

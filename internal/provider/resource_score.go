@@ -281,6 +281,14 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 	})
 	stopPublish()
 	settled := false
+	var waited *client.CredentialWaitError
+	if err != nil && cutByStopBound(publishCtx) && errors.As(err, &waited) {
+		// What was on the wire was the login or the token grant: the publish never left.
+		resp.Diagnostics.AddError("Unable to publish score", stopBoundCredentialLead(waited.Credential,
+			"the publish of this score", "the platform did not publish this score", publishGrace)+"\n\n"+plan.detail(credentialLeftHint(waited.Credential))+
+			"\n\nCause: "+err.Error())
+		return
+	}
 	if err != nil && cutByStopBound(publishCtx) {
 		settleCtx, stopSettle := context.WithTimeout(context.WithoutCancel(ctx), publishSettle)
 		score, err = r.client.SettlePublish(settleCtx, err)

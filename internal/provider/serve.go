@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tfsdklog"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/stopsignals"
 )
 
 // Address is the provider's registry address.
@@ -65,24 +66,33 @@ func Serve(ctx context.Context, version string, debug bool) error {
 	return err
 }
 
-// outliveTermination keeps SIGTERM from killing the provider, as the plugin library
-// does for SIGINT. CI runners (`timeout -s TERM`), systemd and CI servers' abort
-// buttons signal the whole process group: Terraform stops gracefully on SIGTERM as on
-// Ctrl-C (it cancels the provider's operations, saves what they return, and then
-// shuts the provider down), but a provider that died at once would lose the scores it
-// had published to the state, and leave its platform token live. The provider ends
+// outliveTermination keeps every signal of stopsignals.Stops from killing the
+// provider, as the plugin library does for SIGINT. Terminals, shells, CI runners
+// (`timeout -s TERM`), systemd and CI servers' abort buttons signal the whole process
+// group: Terraform stops gracefully on SIGINT and SIGTERM (it cancels the provider's
+// operations, saves what they return, and then shuts the provider down), but a
+// provider that died at once would lose the scores it had published to the state,
+// and leave its platform token live. Terraform itself dies of a hang-up (SIGHUP),
+// Ctrl-\ (SIGQUIT) and a write to an output nobody reads (SIGPIPE). The provider ends
 // when Terraform shuts it down, or, should Terraform itself be gone, when watchParent
-// notices. It returns a function that restores the default.
+// notices and the provider has removed its credentials. It returns a function that
+// restores the default.
 func outliveTermination(ctx context.Context) (stop func()) {
 	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, syscall.SIGTERM)
+	signal.Notify(signals, stopsignals.Signals()...)
 	done := make(chan struct{})
 	go func() {
+		// Each signal is logged once: the log of a SIGPIPE goes to the standard
+		// error whose reader is gone, and would raise the next one.
+		logged := map[os.Signal]bool{}
 		for {
 			select {
-			case <-signals:
-				tflog.Info(ctx, "SIGTERM received: the provider goes on until Terraform, which stops on the same signal, "+
-					"shuts it down")
+			case sig := <-signals:
+				if !logged[sig] {
+					logged[sig] = true
+					tflog.Info(ctx, "Signal received: the provider goes on until Terraform shuts it down or, should "+
+						"Terraform be gone, until it has removed its platform tokens and sessions", map[string]any{"signal": sig.String()})
+				}
 			case <-done:
 				return
 			}

@@ -11,6 +11,9 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"golang.org/x/sys/unix"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/stopsignals"
 )
 
 // TestDocsCoverEveryType: every type the provider serves has its page in docs/, the
@@ -50,5 +53,42 @@ func TestDocsCoverEveryType(t *testing.T) {
 	if len(resp.ListResourceSchemas) == 0 || len(resp.ActionSchemas) == 0 {
 		t.Errorf("the provider serves %d list resources and %d actions, want at least one of each",
 			len(resp.ListResourceSchemas), len(resp.ActionSchemas))
+	}
+}
+
+// TestDocsSayWhatEachStopDoes: the running-in-CI guide and the index page name every
+// signal of stopsignals.Stops (a signal added there must be documented), say how to
+// run a long apply out of a hang-up's reach, and every page or script that promises
+// that the provider removes its token states the exception, a grant still on the wire.
+func TestDocsSayWhatEachStopDoes(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join("..", "..")
+	read := func(path string) string {
+		b, err := os.ReadFile(filepath.Join(root, path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(strings.Fields(string(b)), " ")
+	}
+	for _, page := range []string{"docs/guides/running-in-ci.md", "docs/index.md"} {
+		text := read(page)
+		for _, sig := range stopsignals.Stops {
+			if name := unix.SignalName(sig); !strings.Contains(text, name) {
+				t.Errorf("%s does not say what %s does to a run (run make generate after editing templates/)", page, name)
+			}
+		}
+		for _, want := range []string{"nohup", "tmux", "setsid", "adopt_unrecorded", "state file may be left without"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s does not mention %q for a terminal that hangs up", page, want)
+			}
+		}
+	}
+	for _, path := range []string{"docs/guides/running-in-ci.md", "docs/index.md", "examples/guides/running-in-ci/ci-apply.sh", "README.md"} {
+		text := read(path)
+		if strings.Contains(text, "removes its token") || strings.Contains(text, "removes its platform token") {
+			if !strings.Contains(text, "still on the wire") {
+				t.Errorf("%s promises that the provider removes its token without the exception of a grant still on the wire", path)
+			}
+		}
 	}
 }

@@ -4,6 +4,7 @@ package provider
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -18,6 +20,7 @@ import (
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/acctest"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/stopsignals"
 )
 
 // TestAccProviderSignals stops terraform runs the way CI does, through the real
@@ -214,4 +217,216 @@ func alive(pid int) bool {
 	}
 	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
 	return len(fields) > 0 && fields[0] != "Z"
+}
+
+// TestAccProviderStopSignals stops an apply and a plan with each signal of
+// stopsignals.Stops (a signal added there adds its cases here), through the real
+// provider binary under the real CLI, in a run that holds every kind of credential:
+// an administrator session (the external authentication settings read), the
+// ephemeral token handed to a second provider configuration, and that configuration's
+// own platform token. Each signal reaches the run as it does in life: to the whole
+// process group, from a terminal, a shell or a supervisor; SIGPIPE, which nobody
+// sends, as the reader of terraform's output going away while logs are on (TF_LOG),
+// so that terraform, then the provider, write to a pipe nobody reads. Afterwards the
+// platform holds no live token or session; the state holds the scores the platform
+// holds whenever terraform itself survived the signal (SIGINT and SIGTERM; a hang-up
+// or Ctrl-\ kills terraform too, before it saves its state); and the next apply
+// ends with every score once, adopted by its alias where the stopped run published it.
+func TestAccProviderStopSignals(t *testing.T) {
+	terraformPath := cliForTests(t)
+	t.Parallel()
+	cliConfig := providerCLIConfig(t)
+	const scores = 4
+	config := func(emu *testEmulator) string {
+		var b strings.Builder
+		b.WriteString(emu.providerConfig())
+		b.WriteString(providerConfigPlus(emu, `alias = "tool"
+  request_headers = { "X-Tool-Token" = ephemeral.mediaplatform_access_token.tool.access_token }`))
+		b.WriteString("ephemeral \"mediaplatform_access_token\" \"tool\" {}\n")
+		// An administrator session in each phase: one read at plan, one at apply.
+		b.WriteString("data \"mediaplatform_external_authentication\" \"at_plan\" {}\n")
+		b.WriteString("resource \"terraform_data\" \"first\" {}\n")
+		b.WriteString("data \"mediaplatform_external_authentication\" \"at_apply\" {\n  depends_on = [terraform_data.first]\n}\n")
+		b.WriteString("data \"mediaplatform_health\" \"h\" {\n  provider = mediaplatform.tool\n}\n")
+		for i := range scores {
+			name := accName()
+			fmt.Fprintf(&b, "resource \"mediaplatform_score\" \"s%d\" {\n  provider         = mediaplatform.tool\n  score_url        = %q\n"+
+				"  score_id         = %q\n  adopt_unrecorded = true\n}\n", i, accScoreURL(name), name)
+		}
+		return b.String()
+	}
+	// stop delivers sig to the run of cmd (its own process group), whose output is
+	// read from reader.
+	stop := func(t *testing.T, sig syscall.Signal, cmd *exec.Cmd, reader *os.File) {
+		t.Helper()
+		if sig == syscall.SIGPIPE {
+			_ = reader.Close()
+			return
+		}
+		if err := syscall.Kill(-cmd.Process.Pid, sig); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	for _, sig := range stopsignals.Stops {
+		for _, command := range []string{"apply", "plan"} {
+			t.Run(fmt.Sprintf("%s during %s", sig, command), func(t *testing.T) {
+				t.Parallel()
+				// Scores render for about 10 s: the apply is stopped while it waits.
+				emu, proxy := newProxiedTestEmulatorWith(t, "live credentials", emulator.Options{RenderDelay: 5 * time.Second})
+				ctl := emu.control(t, "live credentials")
+				var held int
+				if command == "plan" {
+					held = proxy.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/core/health$`, Delay: time.Minute})
+				}
+				w := &workspace{t: t, terraform: terraformPath, dir: t.TempDir(), cliConfig: cliConfig, emu: emu}
+				w.writeProvider("", config(emu))
+				if sig == syscall.SIGPIPE {
+					w.env = append(w.env, "TF_LOG=TRACE") // both processes write all the time
+				}
+				args := []string{command}
+				if command == "apply" {
+					args = append(args, "-auto-approve")
+				}
+				cmd := w.command(args...)
+				out, reader, exited := startInGroup(t, cmd)
+				ready := func() bool {
+					select {
+					case <-exited:
+						t.Fatalf("terraform %s ended before the stop:\n%s", command, out.tail())
+					default:
+					}
+					s := ctl.Stats()
+					if command == "plan" {
+						return s.LiveSessions >= 1 && s.LiveTokens >= 1 && proxy.Hits(held) > 0
+					}
+					return s.LiveSessions >= 1 && s.LiveTokens >= 2 && s.Scores >= scores
+				}
+				if !waitFor(90*time.Second, ready) {
+					t.Fatalf("the %s never held its credentials and reached its wait:\n%s", command, out.tail())
+				}
+				before := ctl.Stats()
+				providers := childrenNamed(cmd.Process.Pid, "terraform-provider-mediaplatform")
+				stop(t, sig, cmd, reader)
+				select {
+				case <-exited:
+				case <-time.After(60 * time.Second):
+					t.Fatalf("terraform still runs a minute after %s:\n%s", sig, out.tail())
+				}
+				status, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+				for _, pid := range providers {
+					for start := time.Now(); alive(pid); time.Sleep(100 * time.Millisecond) {
+						if time.Since(start) > 20*time.Second {
+							t.Fatalf("a provider (pid %d) still runs 20 s after terraform ended", pid)
+						}
+					}
+				}
+				waitFor(5*time.Second, func() bool { s := ctl.Stats(); return s.LiveTokens+s.LiveSessions == 0 })
+				after := ctl.Stats()
+				inState := 0
+				if command == "apply" {
+					inState = countScores(w.run("state", "list"))
+				}
+				t.Logf("%s during %s: terraform %s; before the stop %d live tokens and %d sessions, after it %d tokens "+
+					"(%d grants, %d removals) and %d sessions live; the platform holds %d scores, the state %d",
+					sig, command, describeStatus(status), before.LiveTokens, before.LiveSessions, after.LiveTokens,
+					after.Logins["oauth"], after.Requests[removalRoute], after.LiveSessions, after.Scores, inState)
+				if after.LiveTokens+after.LiveSessions != 0 {
+					t.Errorf("after %s during %s the platform holds %d live tokens and %d live sessions, want none:\n%s",
+						sig, command, after.LiveTokens, after.LiveSessions, out.tail())
+				}
+				if command == "plan" {
+					if after.Scores != 0 {
+						t.Errorf("the plan stopped by %s published %d scores", sig, after.Scores)
+					}
+					return
+				}
+				// The state loses the run's scores only when terraform died of the signal.
+				if strings.Contains(out.String(), "Interrupt received") && inState != after.Scores {
+					t.Errorf("terraform stopped on %s and saved %d scores of the %d the platform holds:\n%s",
+						sig, inState, after.Scores, out.tail())
+				}
+				proxy.Clear()
+				// The next apply a minute later on the platform's clock: adopt_unrecorded
+				// takes only a score older than the run by more than the clocks' slack.
+				ctl.SetFaults(emulator.Faults{ClockOffsetSeconds: 60})
+				next := w.run("apply", "-auto-approve")
+				if n, listed := ctl.Stats().Scores, countScores(w.run("state", "list")); n != scores || listed != scores {
+					t.Errorf("after the apply stopped by %s and one more, the platform holds %d scores and the state %d, want %d each:\n%s",
+						sig, n, listed, scores, next)
+				}
+			})
+		}
+	}
+}
+
+// countScores counts the scores in the output of terraform state list.
+func countScores(list string) int {
+	n := 0
+	for _, address := range strings.Fields(list) {
+		if strings.HasPrefix(address, "mediaplatform_score.") {
+			n++
+		}
+	}
+	return n
+}
+
+// startInGroup starts cmd in a process group of its own (killed at the end of the
+// test), its output read into a lockedBuilder from a pipe; it returns the output, the
+// pipe's read end (closing it breaks the pipe) and a channel closed when cmd has
+// ended and its output is read.
+func startInGroup(t *testing.T, cmd *exec.Cmd) (*lockedBuilder, *os.File, <-chan struct{}) {
+	t.Helper()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	reader, writer, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = writer, writer
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	_ = writer.Close()
+	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	out := &lockedBuilder{}
+	read := make(chan struct{})
+	go func() { _, _ = io.Copy(out, reader); close(read) }()
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); <-read; close(exited) }()
+	return out, reader, exited
+}
+
+// describeStatus says how a process ended.
+func describeStatus(s syscall.WaitStatus) string {
+	if s.Signaled() {
+		return "died of " + s.Signal().String()
+	}
+	return fmt.Sprintf("exited with status %d", s.ExitStatus())
+}
+
+// lockedBuilder is a strings.Builder safe for one writer and concurrent readers.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// String is everything written.
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// tail is the last 8000 bytes written: a run with TF_LOG writes megabytes.
+func (l *lockedBuilder) tail() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.b.String()
+	return s[max(0, len(s)-8000):]
 }

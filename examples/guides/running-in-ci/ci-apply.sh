@@ -2,8 +2,11 @@
 # Runs terraform in a CI job so that any stop reaches it as exactly one interrupt: the
 # job's own time limit here, a Cancel, or the runner's time limit. On that one
 # interrupt terraform stops gracefully: the calls on the wire finish, the state keeps
-# every object the platform holds, the provider removes its token. On a second one it
-# exits at once and saves nothing.
+# every object the platform holds, the provider removes its token (but one whose grant
+# was still on the wire when the stop bound ended: the create that waited for it says
+# so, and that token stays live until it expires). On a second one it exits at once
+# and saves nothing. Terraform runs in a session of its own, so a terminal that hangs
+# up (SIGHUP) does not reach it.
 #
 #   exec bash ./ci-apply.sh                    # terraform apply -auto-approve -input=false -no-color
 #   exec bash ./ci-apply.sh destroy -auto-approve -input=false
