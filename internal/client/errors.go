@@ -84,6 +84,50 @@ func (e *APIError) Namespace() string {
 	return ""
 }
 
+// AddressError reports an answer that shows a configured address to be wrong: a
+// path the platform does not serve (a typo, or a gateway that lacks the route)
+// answered 404 where the platform itself never would. It is never a "not found":
+// IsNotFound is false for it, so no object is dropped from the state on its word.
+type AddressError struct {
+	// Setting is the provider attribute whose address failed, e.g. "publishing_url".
+	Setting string
+	// Address is the configured address (printed redacted).
+	Address string
+	// Path is the path the platform always serves that answered 404 there.
+	Path string
+	// Answered says what answered instead of the platform's API, as far as the
+	// answer shows it ("the administrator API (its error code admin/NOT_FOUND)").
+	Answered string
+	// Expected is what the setting's value looks like, when the client can tell.
+	Expected string
+	// Err is the answer that showed it.
+	Err error
+}
+
+// Error names the setting and its address, then the answer.
+func (e *AddressError) Error() string {
+	return fmt.Sprintf("%s %s does not address the platform's API: %v", e.Setting, redactURL(e.Address), e.Err)
+}
+
+// Unwrap returns the answer that showed the address wrong.
+func (e *AddressError) Unwrap() error { return e.Err }
+
+// MissingMemberError reports an answer without a member the client needs to conclude
+// (client.AnswerMembers lists them): what the client could not tell without it.
+type MissingMemberError struct {
+	// Member is the member's name on the wire, e.g. "status".
+	Member string
+	// Object names what the answer was about, e.g. "score 4f0c…".
+	Object string
+	// Need says what the member is needed for.
+	Need string
+}
+
+// Error names the member, the object and what could not be concluded.
+func (e *MissingMemberError) Error() string {
+	return fmt.Sprintf("the platform's answers give %s no %s: %s", e.Object, e.Member, e.Need)
+}
+
 // MissingSettingError reports a provider setting that a call needs and that is
 // neither configured nor set in its environment variable.
 type MissingSettingError struct {

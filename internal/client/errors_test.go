@@ -37,6 +37,7 @@ func errorTypeRows() []error {
 			ProxyVar: "HTTPS_PROXY", ProxyStatus: "403 Forbidden", Err: transport}
 	}
 	rows := []error{
+		&MissingMemberError{Member: "status", Object: "score x", Need: "no read tells the rendering wait when it is rendered"},
 		api,
 		&APIError{Status: http.StatusBadGateway, HTML: true},
 		&MissingSettingError{Setting: "admin_url", EnvVar: EnvAdminURL},

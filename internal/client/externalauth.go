@@ -27,10 +27,10 @@ type ExternalAuthentication struct {
 	// Enabled switches external authentication on or off
 	// (externalAuthenticationEnabled).
 	Enabled bool
-	// Unshown names the switches the answer left out whose value it did not show:
-	// "externalAuthenticationEnabled" (Enabled is then false, as on the platforms that
-	// leave false out), and "enabledN" for Servers[N] (see AuthServer.Enabled). A PUT's
-	// answer shows what was sent. A reader that must not conclude from a value the
+	// Unshown names the members the answer left out whose value it did not show:
+	// "domainName" (then ""), "serverN" for a set given without its address (then ""), "externalAuthenticationEnabled" (Enabled is then false, as
+	// on the platforms that leave false out), and "portN" (then 0) and "enabledN" (see
+	// AuthServer.Enabled) for Servers[N]. A PUT's answer shows what was sent. A reader that must not conclude from a value the
 	// platform did not give (a destroy that would otherwise write nothing, a refresh
 	// on a platform that never reports a member) asks Shown. Nil when all were shown.
 	Unshown []string
@@ -157,6 +157,9 @@ func parseExternalAuthentication(body []byte) (*ExternalAuthentication, error) {
 	if err := zeroOrString(doc, "domainName", &s.DomainName); err != nil {
 		return nil, err
 	}
+	if s.DomainName == "" {
+		s.Unshown = append(s.Unshown, "domainName") // required and non-empty (§A): never shown empty
+	}
 	var shown bool
 	if s.Enabled, shown = shownBool(doc, "externalAuthenticationEnabled"); !shown {
 		s.Unshown = append(s.Unshown, "externalAuthenticationEnabled")
@@ -173,7 +176,7 @@ func parseExternalAuthentication(body []byte) (*ExternalAuthentication, error) {
 			}
 			continue
 		}
-		if n, err := strconv.Atoi(m[2]); err == nil && m[1] == "server" {
+		if n, err := strconv.Atoi(m[2]); err == nil && !slices.Contains(numbers, n) {
 			numbers = append(numbers, n)
 		}
 	}
@@ -181,10 +184,13 @@ func parseExternalAuthentication(body []byte) (*ExternalAuthentication, error) {
 	for _, n := range numbers {
 		idx := strconv.Itoa(n)
 		var srv AuthServer
-		if err := zeroOrString(doc, "server"+idx, &srv.Address); err != nil {
+		if _, reported := doc["server"+idx]; !reported {
+			// A set whose port or switch is given but not its server: the answer does
+			// not report the address (unknown, not "no server").
+			s.Unshown = append(s.Unshown, "server"+strconv.Itoa(len(s.Servers)))
+		} else if err := zeroOrString(doc, "server"+idx, &srv.Address); err != nil {
 			return nil, err
-		}
-		if srv.Address == "" {
+		} else if srv.Address == "" {
 			continue // an empty slot
 		}
 		if v, ok := doc["port"+idx]; ok {
@@ -192,6 +198,9 @@ func parseExternalAuthentication(body []byte) (*ExternalAuthentication, error) {
 			var port flexInt
 			_ = port.UnmarshalJSON(v)
 			srv.Port = int(port)
+		}
+		if srv.Port < 1 || srv.Port > 65535 {
+			s.Unshown = append(s.Unshown, "port"+strconv.Itoa(len(s.Servers)))
 		}
 		if srv.Enabled, shown = shownBool(doc, "enabled"+idx); !shown {
 			s.Unshown = append(s.Unshown, "enabled"+strconv.Itoa(len(s.Servers)))
@@ -261,7 +270,32 @@ type settingsPresence struct {
 func (p *settingsPresence) learn(sent ExternalAuthentication, stored *ExternalAuthentication) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	// The platform stored what was sent: its answer's gaps are what was sent.
+	// The platform stored what was sent: its answer's gaps are what was sent, a server
+	// it does not report included.
+	var doc map[string]json.RawMessage
+	_ = json.Unmarshal(stored.Raw, &doc)
+	for i := len(stored.Servers); i < len(sent.Servers); i++ {
+		if _, reported := doc["server"+strconv.Itoa(i)]; reported {
+			break
+		}
+		stored.Servers = append(stored.Servers, sent.Servers[i])
+	}
+	for i := range min(len(stored.Servers), len(sent.Servers)) {
+		if member := "server" + strconv.Itoa(i); !stored.Shown(member) {
+			stored.Servers[i].Address = sent.Servers[i].Address
+			stored.shown(member)
+		}
+	}
+	if !stored.Shown("domainName") {
+		stored.DomainName = sent.DomainName
+		stored.shown("domainName")
+	}
+	for i := range min(len(stored.Servers), len(sent.Servers)) {
+		if member := "port" + strconv.Itoa(i); !stored.Shown(member) && EquivalentHosts(sent.Servers[i].Address, stored.Servers[i].Address) {
+			stored.Servers[i].Port = sent.Servers[i].Port
+			stored.shown(member)
+		}
+	}
 	if !stored.Shown("externalAuthenticationEnabled") {
 		p.switchUnreported = p.switchUnreported || sent.Enabled
 		stored.Enabled = sent.Enabled

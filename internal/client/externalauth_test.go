@@ -320,12 +320,12 @@ func TestSettingsAbsenceByWhatThePlatformShows(t *testing.T) {
 		enabled    []bool
 		unshown    []string
 	}{
-		{"falses written", `{"domainName":"C","externalAuthenticationEnabled":true,"server0":"a","server1":"b","enabled1":false}`,
+		{"falses written", `{"domainName":"C","externalAuthenticationEnabled":true,"server0":"a","port0":"389","server1":"b","port1":"636","enabled1":false}`,
 			[]bool{true, false}, nil},
-		{"switch false written", `{"domainName":"C","externalAuthenticationEnabled":false,"server0":"a"}`, []bool{true}, nil},
-		{"trues written", `{"domainName":"C","externalAuthenticationEnabled":true,"server0":"a","enabled0":true,"server1":"b"}`,
+		{"switch false written", `{"domainName":"C","externalAuthenticationEnabled":false,"server0":"a","port0":"389"}`, []bool{true}, nil},
+		{"trues written", `{"domainName":"C","externalAuthenticationEnabled":true,"server0":"a","port0":"389","enabled0":true,"server1":"b","port1":"636"}`,
 			[]bool{true, false}, nil},
-		{"nothing shown", `{"domainName":"C","server0":"a"}`, []bool{true}, []string{"externalAuthenticationEnabled", "enabled0"}},
+		{"nothing shown", `{"domainName":"C","server0":"a","port0":"389"}`, []bool{true}, []string{"externalAuthenticationEnabled", "enabled0"}},
 	} {
 		s, err := (&settingsPresence{}).read(parseExternalAuthentication([]byte(tc.body)))
 		if err != nil {
@@ -340,7 +340,7 @@ func TestSettingsAbsenceByWhatThePlatformShows(t *testing.T) {
 		}
 	}
 	var p settingsPresence
-	stored, err := parseExternalAuthentication([]byte(`{"domainName":"C","server0":"a","server1":"b","enabled1":false}`))
+	stored, err := parseExternalAuthentication([]byte(`{"domainName":"C","server0":"a","port0":"389","server1":"b","port1":"636","enabled1":false}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +351,7 @@ func TestSettingsAbsenceByWhatThePlatformShows(t *testing.T) {
 	if !p.switchUnreported || !p.omitsTrue || p.omitsFalse {
 		t.Errorf("learned unreported %t, omitsTrue %t, omitsFalse %t from an answer that left out a switch and an enabledN sent true", p.switchUnreported, p.omitsTrue, p.omitsFalse)
 	}
-	s, _ := p.read(parseExternalAuthentication([]byte(`{"domainName":"C","server0":"a"}`)))
+	s, _ := p.read(parseExternalAuthentication([]byte(`{"domainName":"C","server0":"a","port0":"389"}`)))
 	if !s.Servers[0].Enabled || !s.Shown("enabled0") {
 		t.Errorf("on a platform that leaves out true enabledN, an absent one reads %+v", s)
 	}

@@ -22,7 +22,7 @@ func (c *Client) readWaiters(ctx context.Context, due []*renderWaiter) {
 		}
 		// A summary of a finished score (the page left its renderings out) is read
 		// whole, once, as the wait ends with it.
-		if !ok || s.Summary() && c.finalStatus(ctx, s) {
+		if !ok || s.Summary() && c.finalStatus(ctx, s) || s.Status == "" {
 			var err error
 			if s, err = c.GetScore(ctx, w.id); err != nil {
 				c.renders.finish(w, nil, err)
@@ -121,6 +121,10 @@ func (c *Client) newestScores(ctx context.Context, due []*renderWaiter) map[stri
 // judge ends a wait whose score reached a final status, learning the rendering time
 // from it, or sets when the wait is due again.
 func (r *renderWait) judge(ctx context.Context, c *Client, w *renderWaiter, s *Score) {
+	if err := statusShown(w.id, s); err != nil {
+		r.finish(w, s, err)
+		return
+	}
 	if c.finalStatus(ctx, s) {
 		r.mu.Lock()
 		// The platform's two timestamps are one clock, but that clock may have stepped

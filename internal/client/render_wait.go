@@ -219,6 +219,9 @@ func (c *Client) waitAlone(ctx context.Context, idOrAlias string) (*Score, error
 			return false, err
 		}
 		last = s
+		if err := statusShown(idOrAlias, s); err != nil {
+			return true, err
+		}
 		return c.finalStatus(ctx, s), nil
 	}, func() string {
 		status := ""
@@ -228,6 +231,17 @@ func (c *Client) waitAlone(ctx context.Context, idOrAlias string) (*Score, error
 		return fmt.Sprintf("waiting for score %s to render (status %q)", idOrAlias, status)
 	})
 	return last, err
+}
+
+// statusShown returns a *MissingMemberError for a whole score read without a status:
+// no later read can tell the wait when the rendering ends, so it ends now instead of
+// polling to its timeout.
+func statusShown(idOrAlias string, s *Score) error {
+	if s.Status != "" {
+		return nil
+	}
+	return &MissingMemberError{Member: "status", Object: "score " + idOrAlias,
+		Need: "no read tells the rendering wait when it is rendered"}
 }
 
 // finalStatus reports whether a score's status is final (idle or error).

@@ -3,7 +3,8 @@ package client
 // What a failed connection says: a request that got no answer at all, classified by
 // cause (refused, DNS, timeout, TLS, plain HTTP, a proxy, a stale connection) into a
 // *NetworkError that names the address setting and the proxy it concerns; and an
-// address that does not lead to the platform's API (*AddressError).
+// address that does not lead to the platform's API (*AddressError, in errors.go: the
+// data models build it too).
 
 import (
 	"crypto/tls"
@@ -377,34 +378,6 @@ func answeredBy(err error) string {
 	}
 	return "a server that is not the platform's API (its answer has no error code of the platform's)"
 }
-
-// AddressError reports an answer that shows a configured address to be wrong: a
-// path the platform does not serve (a typo, or a gateway that lacks the route)
-// answered 404 where the platform itself never would. It is never a "not found":
-// IsNotFound is false for it, so no object is dropped from the state on its word.
-type AddressError struct {
-	// Setting is the provider attribute whose address failed, e.g. "publishing_url".
-	Setting string
-	// Address is the configured address (printed redacted).
-	Address string
-	// Path is the path the platform always serves that answered 404 there.
-	Path string
-	// Answered says what answered instead of the platform's API, as far as the
-	// answer shows it ("the administrator API (its error code admin/NOT_FOUND)").
-	Answered string
-	// Expected is what the setting's value looks like, when the client can tell.
-	Expected string
-	// Err is the answer that showed it.
-	Err error
-}
-
-// Error names the setting and its address, then the answer.
-func (e *AddressError) Error() string {
-	return fmt.Sprintf("%s %s does not address the platform's API: %v", e.Setting, redactURL(e.Address), e.Err)
-}
-
-// Unwrap returns the answer that showed the address wrong.
-func (e *AddressError) Unwrap() error { return e.Err }
 
 // isDialError reports whether err happened while connecting or waiting for a
 // connection, before anything was sent.

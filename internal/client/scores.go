@@ -13,6 +13,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // Score status values. The API names only pending; the others are the
@@ -258,7 +260,19 @@ func (c *Client) GetScore(ctx context.Context, idOrAlias string) (*Score, error)
 	if out == nil || out.ID == "" {
 		return nil, fmt.Errorf("reading score %q: the answer holds no score", idOrAlias)
 	}
+	if !NamesByUUID(idOrAlias) && out.Alias == "" {
+		// Found by its alias (no alias parses as a UUID, contract §C): the answer
+		// proves the alias even where it does not give it.
+		out.Alias = idOrAlias
+	}
 	return out.whole(), nil
+}
+
+// NamesByUUID reports whether s is a UUID in a spelling the platform takes for one (contract
+// §C: no alias is), and so names a score by its id, not by an alias.
+func NamesByUUID(s string) bool {
+	_, err := uuid.Parse(s)
+	return err == nil
 }
 
 // WholeScore returns s, a score as a listing gave it, when it is whole, else the

@@ -110,6 +110,11 @@ func (c *Client) discover(ctx context.Context, base string) (*authEndpoints, err
 		return nil, fmt.Errorf("platform token discovery failed: %s has no auth:identity-providers link", pathOf(resp.url))
 	}
 	tokenLink, ok := root.Links.Named("auth:token", "current")
+	if all := root.Links.relation("auth:token"); !ok && len(all) == 1 && all[0].Name == "" {
+		// One auth:token link that carries no name at all: the one there is, since no
+		// other can be meant (a platform that leaves the name out).
+		tokenLink, ok = all[0].expanded(), true
+	}
 	if !ok {
 		return nil, fmt.Errorf("platform token discovery failed: %s has no auth:token link named current", pathOf(resp.url))
 	}
@@ -132,7 +137,9 @@ func (c *Client) discover(ctx context.Context, base string) (*authEndpoints, err
 		return nil, fmt.Errorf("platform token discovery failed: %w", err)
 	}
 	for _, p := range list.Embedded.Providers {
-		if !strings.EqualFold(p.Kind, "oauth") { // a named value in any case (rule 20)
+		// A named value in any case (rule 20); a provider whose kind the answer does not
+		// give is taken by its password grant link, which only an OAuth provider has.
+		if !strings.EqualFold(p.Kind, "oauth") && p.Kind != "" {
 			continue
 		}
 		if l, ok := p.Links.First("auth:ropc-default"); ok {
@@ -188,6 +195,15 @@ func (c *Client) grant(ctx context.Context) (*AccessToken, error) {
 			}
 		}
 		return nil, fmt.Errorf("platform token request failed: %w", err)
+	}
+	if out.AccessToken == "" && resp != nil {
+		// Contract B3: the grant also sets the token as the cookie serviceAccessToken; an
+		// answer whose body leaves it out still gives it there (rule 18).
+		for _, ck := range (&http.Response{Header: resp.header}).Cookies() {
+			if ck.Name == "serviceAccessToken" && ck.Value != "" {
+				out.AccessToken = ck.Value
+			}
+		}
 	}
 	if out.AccessToken == "" {
 		return nil, errors.New("platform token request failed: the answer holds no access_token")
@@ -323,18 +339,30 @@ func (c *Client) readTokenLinks(ctx context.Context, tok *AccessToken) (*tokenLi
 }
 
 func (c *Client) linksFromInfo(resp *response, info *tokenInfoDoc) (*tokenLinks, error) {
+	// Each link is needed only by the call that follows it: a token information without
+	// its extension link can still be removed, and the call that lacks its link says so
+	// (viaTokenLinks). One without its removal link is removed where it is: a DELETE of
+	// the token information's own address (its self link) removes the resource it names
+	// (RFC 9110 §9.3.5), as the contract's removal link itself does (B5, B7).
 	extend, ok1 := info.Links.First("auth-token:extend")
 	removal, ok2 := info.Links.First("auth-token:removal")
-	if !ok1 || !ok2 {
-		return nil, fmt.Errorf("platform token information at %s lacks the auth-token:extend or auth-token:removal link", pathOf(resp.url))
+	if !ok1 && !ok2 {
+		return nil, fmt.Errorf("platform token information at %s lacks the auth-token:extend and auth-token:removal links", pathOf(resp.url))
+	}
+	if !ok2 {
+		removal, ok2 = info.Links.First("self")
 	}
 	links := &tokenLinks{}
 	var err error
-	if links.extend, err = c.tokenFlowHref(resp.url, extend.Href); err != nil {
-		return nil, err
+	if ok1 {
+		if links.extend, err = c.tokenFlowHref(resp.url, extend.Href); err != nil {
+			return nil, err
+		}
 	}
-	if links.removal, err = c.tokenFlowHref(resp.url, removal.Href); err != nil {
-		return nil, err
+	if ok2 {
+		if links.removal, err = c.tokenFlowHref(resp.url, removal.Href); err != nil {
+			return nil, err
+		}
 	}
 	return links, nil
 }

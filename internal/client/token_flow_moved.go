@@ -95,6 +95,10 @@ func (c *Client) freshTokenLinks(ctx context.Context, tok *AccessToken) (*tokenL
 func (c *Client) viaTokenLinks(ctx context.Context, tok *AccessToken, links *tokenLinks, method, rel string,
 	pick func(*tokenLinks) string, call func(href string) (*response, error)) (*response, error) {
 	href := pick(links)
+	if href == "" {
+		return nil, &MissingMemberError{Member: rel + " link", Object: "the platform token",
+			Need: "the token information leads to no address for this call"}
+	}
 	resp, err := call(href)
 	return c.followMoved(ctx, method, rel, href, resp, err, func() (string, error) {
 		fresh, err := c.freshTokenLinks(ctx, tok)

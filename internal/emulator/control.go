@@ -82,6 +82,13 @@ type Faults struct {
 	// last refresh is left out of both, while GET /scores/{id} (by UUID or alias) and
 	// every write see it at once (scores.go).
 	IndexRefreshMs int `json:"indexRefreshMs,omitempty"`
+	// OmitMembers are member names that every JSON success answer of the platform
+	// leaves out, at any depth (a platform that never reports them): for the test that
+	// omits each member of every answer in turn (members.go).
+	OmitMembers []string `json:"omitMembers,omitempty"`
+	// RecordMembers records the names of the members of every JSON success answer, by
+	// route (Emulator.AnswerMembers), for the same test.
+	RecordMembers bool `json:"recordMembers,omitempty"`
 }
 
 // maxClockOffset bounds ClockOffsetSeconds: ten years either way.

@@ -136,8 +136,10 @@ type Emulator struct {
 	commands commandState
 	models   modelState
 
-	stats  statsState
-	faults faultState
+	stats statsState
+	// members are the member names of the answers, by route (Faults.RecordMembers).
+	members memberRecord
+	faults  faultState
 }
 
 var _ http.Handler = (*Emulator)(nil)
@@ -226,8 +228,12 @@ func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !shifted {
 			offsetAt = nil
 		}
-		if shifted || faults.Readings.rewritesAnswers() {
+		if shifted || faults.Readings.rewritesAnswers() || len(faults.OmitMembers) > 0 || faults.RecordMembers {
 			aw := newAnswerWriter(w, faults.Readings, offsetAt)
+			aw.omit = faults.OmitMembers
+			if faults.RecordMembers {
+				aw.record = func(names []string) { e.members.add(pattern, names) }
+			}
 			defer aw.flush()
 			w = aw
 		}

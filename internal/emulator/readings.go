@@ -267,6 +267,10 @@ type answerWriter struct {
 	status   int
 	body     bytes.Buffer
 	written  bool
+	// omit are member names left out of a success answer (Faults.OmitMembers); record
+	// receives a success answer's member names (Faults.RecordMembers).
+	omit   []string
+	record func(names []string)
 }
 
 func newAnswerWriter(w http.ResponseWriter, readings Readings, offsetAt func(time.Time) time.Duration) *answerWriter {
@@ -298,6 +302,9 @@ func (a *answerWriter) flush() {
 	body := a.body.Bytes()
 	mediaType, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
 	if isJSONMediaType(mediaType) {
+		if a.status < 300 && (a.record != nil || len(a.omit) > 0) {
+			body = a.members(body)
+		}
 		body = a.rewriteJSON(body)
 		switch {
 		case a.status >= 400 && a.readings.TextErrors:

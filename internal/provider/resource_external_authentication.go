@@ -203,7 +203,8 @@ func (r *externalAuthenticationResource) Read(ctx context.Context, req resource.
 			externalAuthDetail("The external authentication settings could not be read."), err)
 		return
 	}
-	state.refresh(current, r.switchUnreported(ctx, req.Private))
+	fillUnshown(current, state.settings(), r.switchUnreported(ctx, req.Private))
+	state.refresh(current)
 	r.rememberPresence(ctx, resp.Private, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
@@ -239,6 +240,7 @@ func (r *externalAuthenticationResource) store(ctx context.Context, plan tfsdk.P
 		if diags.HasError() {
 			return
 		}
+		fillUnshown(current, was.settings(), r.switchUnreported(ctx, nil))
 		if changed := settingsChangedSincePlan(was.settings(), settings, *current); len(changed) > 0 {
 			diags.AddError(summary, externalAuthDetail("The settings changed on the platform since the plan was made, "+
 				"outside this Terraform run:\n\n  - "+strings.Join(changed, "\n  - ")+"\n\nNothing was written, so that these "+
@@ -258,7 +260,7 @@ func (r *externalAuthenticationResource) store(ctx context.Context, plan tfsdk.P
 		addClientError(diags, summary, externalAuthDetail(what), err)
 		return
 	}
-	data.refresh(stored, r.switchUnreported(ctx, nil))
+	data.refresh(stored)
 	r.rememberPresence(ctx, private, diags)
 	diags.Append(state.Set(ctx, &data)...)
 }
@@ -284,6 +286,9 @@ func (r *externalAuthenticationResource) Delete(ctx context.Context, req resourc
 		return // already off, as the platform said: nothing to write
 	}
 	if err == nil {
+		// What the answer did not show is written as this configuration last stored it,
+		// never as a zero the platform did not give.
+		fillUnshown(current, state.settings(), false)
 		current.Enabled = false
 		_, err = r.client.PutExternalAuthentication(ctx, *current)
 	}
@@ -368,27 +373,20 @@ func (m externalAuthenticationModel) settings() client.ExternalAuthentication {
 	return s
 }
 
-// refresh copies the platform's settings into the model. A switch the answer did not
-// show (client.ExternalAuthentication.Unshown) keeps the model's value where it has
-// one: externalAuthenticationEnabled when the platform is known to leave it out even
-// when true (unreported), an enabledN of the same server in the same slot. An empty
-// server list stays
+// refresh copies the platform's settings into the model (what they did not show
+// filled in first, fillUnshown). An empty server list stays
 // as the configuration wrote it (null when omitted, [] when written as empty), so
 // neither form shows a spurious difference, and so does a server's address that the
 // platform spells otherwise ("fd00::10" for the configured "[fd00::10]", which is sent
 // without its brackets): the model's spelling is kept where it names the same
 // address in the same slot. Another address is drift, and is taken as the platform
 // writes it, as is every address on import (no spelling to keep).
-func (m *externalAuthenticationModel) refresh(s *client.ExternalAuthentication, unreported bool) {
+func (m *externalAuthenticationModel) refresh(s *client.ExternalAuthentication) {
 	m.ID = types.StringValue(externalAuthenticationID)
-	wasEnabled := m.Enabled
 	if m.DomainName.IsNull() || m.DomainName.IsUnknown() || !caseInsensitiveClass.equal(m.DomainName.ValueString(), s.DomainName) {
 		m.DomainName = equivalentOf(caseInsensitiveClass, s.DomainName)
 	}
 	m.Enabled = types.BoolValue(s.Enabled)
-	if !s.Shown("externalAuthenticationEnabled") && unreported && !wasEnabled.IsNull() && !wasEnabled.IsUnknown() {
-		m.Enabled = wasEnabled
-	}
 	if m.DeletionPolicy.IsNull() || m.DeletionPolicy.IsUnknown() {
 		m.DeletionPolicy = types.StringValue(deletionPolicyDisable)
 	}
@@ -402,12 +400,38 @@ func (m *externalAuthenticationModel) refresh(s *client.ExternalAuthentication, 
 	for i := range min(len(servers), len(m.Servers)) {
 		if was := m.Servers[i].Address; !was.IsNull() && !was.IsUnknown() && sameAddress(was.ValueString(), servers[i].Address.ValueString()) {
 			servers[i].Address = was
-			if enabled := m.Servers[i].Enabled; !s.Shown("enabled"+strconv.Itoa(i)) && !enabled.IsNull() && !enabled.IsUnknown() {
-				servers[i].Enabled = enabled
-			}
 		}
 	}
 	m.Servers = servers
+}
+
+// fillUnshown gives each member the platform's answer did not show (s.Unshown) the
+// value known had for it: the domain, a server's port and enabledN in the same slot
+// with the same address, and the switch when switchToo (a platform known to leave it
+// out even when true; elsewhere its absence is false, rule 1). known is what this
+// configuration last stored (the state) or planned: absent is unknown, and the state's
+// value is the best knowledge of it, never a zero the platform did not give.
+func fillUnshown(s *client.ExternalAuthentication, known client.ExternalAuthentication, switchToo bool) {
+	if !s.Shown("domainName") && known.DomainName != "" {
+		s.DomainName = known.DomainName
+	}
+	if !s.Shown("externalAuthenticationEnabled") && switchToo {
+		s.Enabled = known.Enabled
+	}
+	for i := range min(len(s.Servers), len(known.Servers)) {
+		if !s.Shown("server" + strconv.Itoa(i)) {
+			s.Servers[i].Address = known.Servers[i].Address
+		}
+		if !sameAddress(s.Servers[i].Address, known.Servers[i].Address) {
+			continue
+		}
+		if !s.Shown("port"+strconv.Itoa(i)) && known.Servers[i].Port != 0 {
+			s.Servers[i].Port = known.Servers[i].Port
+		}
+		if !s.Shown("enabled" + strconv.Itoa(i)) {
+			s.Servers[i].Enabled = known.Servers[i].Enabled
+		}
+	}
 }
 
 // authServers copies the platform's servers, in its order, into the model of the

@@ -676,6 +676,10 @@ func (r *scoreResource) ImportState(ctx context.Context, req resource.ImportStat
 				"tell the provider their addresses).", score.ID, first, idOrAlias))
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), score.ID)...)
+	if score.Alias == "" && !client.NamesByUUID(idOrAlias) {
+		// Found by its alias: the alias is the score's even where answers leave it out.
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("score_id"), idOrAlias)...)
+	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("purge_on_destroy"), false)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("wait_for_rendering"), true)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("adopt_unrecorded"), false)...)
@@ -734,10 +738,16 @@ func (m scoreModel) detail(what string) string {
 // read is null.
 func (m *scoreModel) refresh(s *client.Score) {
 	m.ID = types.StringValue(s.ID)
-	m.ScoreURL = scoreURLOf(s.ScoreURL)
-	m.ScoreID = types.StringNull()
-	if s.Alias != "" {
-		m.ScoreID = types.StringValue(s.Alias)
+	// A score's address and alias never change on the platform: an answer without them
+	// (a platform that does not report them) leaves what the model knew.
+	if s.ScoreURL != "" || m.ScoreURL.IsNull() || m.ScoreURL.IsUnknown() {
+		m.ScoreURL = scoreURLOf(s.ScoreURL)
+	}
+	if s.Alias != "" || m.ScoreID.IsUnknown() {
+		m.ScoreID = types.StringNull()
+		if s.Alias != "" {
+			m.ScoreID = types.StringValue(s.Alias)
+		}
 	}
 	if !s.TransposeAbsent {
 		m.Transpose = types.BoolValue(s.Transpose)

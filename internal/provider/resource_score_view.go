@@ -574,6 +574,7 @@ func (m *scoreViewAttributesModel) create(ctx context.Context, c *client.Client,
 		printable := m.Printable.ValueBool()
 		in.Printable = &printable
 	}
+	sent := time.Now()
 	view, err := c.CreateView(ctx, m.Score.ValueString(), in)
 	received = time.Now()
 	if err != nil {
@@ -596,5 +597,15 @@ func (m *scoreViewAttributesModel) create(ctx context.Context, c *client.Client,
 	m.ViewerURL = types.StringValue(view.ViewerURL)
 	m.CreatedAt = timeValue(view.CreatedAt)
 	m.ExpiresAt = timeValue(view.ExpiresAt)
+	if view.ExpiresAt.IsZero() {
+		// An answer without the expiry: the view lasts the lifetime asked for (or the
+		// service default) from no earlier than when the request left: counted from then,
+		// the plan renews it in time.
+		lifetime := defaultViewLifetime
+		if n := m.ExpiresIn.ValueInt64(); n > 0 {
+			lifetime = time.Duration(n) * time.Second
+		}
+		m.ExpiresAt = timeValue(sent.UTC().Add(lifetime))
+	}
 	return view.ScoreID, received
 }
