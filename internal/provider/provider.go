@@ -162,11 +162,16 @@ func (p *mediaplatformProvider) Schema(_ context.Context, _ provider.SchemaReque
 				Sensitive:           true,
 			},
 			"basic_token": schema.StringAttribute{
-				MarkdownDescription: "The application credential already encoded for HTTP Basic authentication (base64 of `client_id:client_secret`). " +
+				MarkdownDescription: "The application credential already encoded for HTTP Basic authentication (standard Base64 of " +
+					"`client_id:client_secret`, as `printf '%s' 'id:secret' | base64 -w0` writes it), with or without `Basic ` " +
+					"before it. A value that is not Base64, such as `id:secret` pasted unencoded or `base64`'s output wrapped " +
+					"over lines, is refused at plan; one whose decoded form holds no `:`, or whose secret ends with the line " +
+					"break `echo id:secret | base64` encodes, gives a warning. " +
 					"Conflicts with `client_id` and `client_secret`. Environment variable: `" + client.EnvBasicToken + "`.",
 				Optional:  true,
 				Sensitive: true,
 				Validators: []validator.String{
+					basicToken(),
 					stringvalidator.ConflictsWith(path.MatchRoot("client_id"), path.MatchRoot("client_secret")),
 				},
 			},
