@@ -208,9 +208,9 @@ resource "mediaplatform_external_authentication" "test" {
 		{`max_retries = 11`, []string{"max_retries", "between 0 and 10, got: 11"}},
 		{`max_retries = -1`, []string{"max_retries", "between 0 and 10, got: -1"}},
 		{"basic_token = \"dGVycmFmb3JtOnRlcnJhZm9ybS1zZWNyZXQ=\"\n  client_id = \"terraform\"",
-			[]string{`Attribute "client_id" cannot be specified when "basic_token" is specified`}},
+			[]string{"basic_token (in the provider configuration) and client_id (in the provider configuration) are both set"}},
 		{"basic_token = \"dGVycmFmb3JtOnRlcnJhZm9ybS1zZWNyZXQ=\"\n  client_secret = \"terraform-secret\"",
-			[]string{`Attribute "client_secret" cannot be specified when "basic_token" is specified`}},
+			[]string{"basic_token (in the provider configuration) and client_secret (in the provider configuration) are both set"}},
 	})
 }
 
