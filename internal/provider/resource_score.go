@@ -97,7 +97,8 @@ func (r *scoreResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 					"case of the scheme and the host, the default port, `.` and `..` segments, the case of percent-encodings, " +
 					"percent-encoded letters and digits), not as a string: a platform that answers another spelling of the " +
 					"address changes nothing, and changing it to another spelling of the same address publishes nothing (the " +
-					"state takes the new spelling).",
+					"state takes the new spelling). Whitespace at either end is refused at plan, naming what the value starts or " +
+					"ends with (`trimspace()` removes it from a value read from a file).",
 				Required:      true,
 				CustomType:    scoreURLType{},
 				Validators:    []validator.String{scoreURL()},

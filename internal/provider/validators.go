@@ -121,6 +121,11 @@ func scoreURL() validator.String {
 }
 
 func checkScoreURL(s string) string {
+	if space := client.SurroundingSpace(s); space != "" {
+		// Named, not trimmed as the provider's addresses are: Terraform keeps a resource
+		// argument as configured, so a trimmed address would differ from its state.
+		return fmt.Sprintf("%q %s: remove it, or write trimspace(...) around a value read from a file", s, space)
+	}
 	if reason := checkAbsoluteURL(s); reason != "" {
 		return reason
 	}

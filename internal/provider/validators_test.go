@@ -220,3 +220,23 @@ func TestBasicTokenValidator_atPlan(t *testing.T) {
 	}
 	expectNoRequests(t, emu)
 }
+
+// TestScoreURLValidator_surroundingWhitespace: a score_url with whitespace at either
+// end, in the resource and in the filters, is refused at plan naming score_url and
+// what it starts or ends with, the value shown with the whitespace visible, as the
+// provider's address settings show an address that cannot be parsed; not as "first
+// path segment in URL cannot contain colon".
+func TestScoreURLValidator_surroundingWhitespace(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	for _, header := range []string{`resource "mediaplatform_score" "test"`, `data "mediaplatform_scores" "test"`} {
+		testRejectedBeforeRequests(t, emu, blockConfig(emu, header), []rejectedConfig{
+			{`score_url = " https://cdn.example/a.sib"`,
+				[]string{"score_url", `" https://cdn.example/a.sib" starts with a space`, "trimspace("}},
+			{`score_url = "https://cdn.example/a.sib\n"`,
+				[]string{"score_url", `"https://cdn.example/a.sib\n" ends with a line break`, "trimspace("}},
+			{`score_url = "\thttps://cdn.example/a.sib "`,
+				[]string{"score_url", `"\thttps://cdn.example/a.sib " starts with a tab and ends with a space`}},
+		})
+	}
+}
