@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -341,6 +343,19 @@ func (c *Client) addressError(setting, address, path string, err error) error {
 		return err
 	}
 	e := &AddressError{Setting: setting, Address: address, Path: path, Err: err, Answered: answeredBy(err)}
+	derived := strings.HasPrefix(setting, "admin_url (with")
+	var apiErr *APIError
+	switch admin := strings.TrimRight(c.cfg.AdminURL, "/"); {
+	case (setting == "admin_url" || derived) && admin != "" && versionSegmentMissing(admin) != "":
+		// Without the version segment every path under admin_url misses.
+		e.Setting, e.Address, e.Missing = "admin_url", c.cfg.AdminURL, versionSegmentMissing(admin)
+		e.Expected = redactURL(admin) + e.Missing
+		return e
+	case derived && errors.As(err, &apiErr) && (apiErr.Namespace() == "publishing" || apiErr.Namespace() == "admin"):
+		// The administrator API answered, in its own words, for no service of this name.
+		e.Setting, e.Service = "publishing_service", c.publishingService()
+		return e
+	}
 	if setting == "registry_url" && c.cfg.PlatformURL != "" {
 		e.Expected = fmt.Sprintf("the service registry's address, usually %s/apis/registry;version=0/serviceroots "+
 			"(or leave registry_url unset for that default)", redactURL(strings.TrimRight(c.cfg.PlatformURL, "/")))
@@ -355,6 +370,28 @@ func (c *Client) addressError(setting, address, path string, err error) error {
 	}
 	return e
 }
+
+// versionSegmentMissing returns what the administrator API's address admin lacks of
+// the version-1 segment its path ends in (contract §A: https://host/api/v1), or ""
+// when its path ends in a version segment (v1, or another version: a wrong one, which
+// no segment added mends).
+func versionSegmentMissing(admin string) string {
+	u, err := url.Parse(admin)
+	if err != nil {
+		return ""
+	}
+	last := u.Path[strings.LastIndex(u.Path, "/")+1:]
+	switch {
+	case versionSegment.MatchString(last):
+		return ""
+	case last == "api":
+		return "/v1"
+	}
+	return "/api/v1"
+}
+
+// versionSegment is an API's version segment: v1, v2, ….
+var versionSegment = regexp.MustCompile(`^v[0-9]+$`)
 
 // answeredBy says what sent an error answer, by its form: the platform's other APIs
 // by the namespace of their error codes, anything else by its kind of body.
@@ -394,6 +431,11 @@ type AddressError struct {
 	Answered string
 	// Expected is what the setting's value looks like, when the client can tell.
 	Expected string
+	// Missing is the segment the address lacks ("/api/v1"), when the client can tell.
+	Missing string
+	// Service is the publishing service's name, when the platform answered that it has
+	// no service of that name (Setting "publishing_service").
+	Service string
 	// Err is the answer that showed it.
 	Err error
 }

@@ -141,6 +141,13 @@ func causeOnlyLead(err error) string {
 	switch {
 	case errors.Is(err, context.Canceled):
 		return interruptedLead
+	case errors.As(err, &apiErr) && apiErr.HTTPSOnly:
+		setting := apiErr.Setting
+		if setting == "" {
+			setting = "the platform's address"
+		}
+		return fmt.Sprintf("The server at %s (from %s) speaks HTTPS and refused a request in plain HTTP (HTTP 400): "+
+			"write %s with https://. Nothing was changed.", apiErr.Host, setting, setting)
 	case errors.As(err, &redirectErr):
 		return redirectLead(redirectErr)
 	case errors.As(err, &foreignHost) && foreignHost.Host != "":
@@ -298,6 +305,16 @@ func addReadError(ctx context.Context, c *client.Client, diags *diag.Diagnostics
 // platform's API: a 404 for a path the platform always serves. It names the setting
 // the address came from, what answered there, and what the value should look like.
 func addressLead(e *client.AddressError) string {
+	const unchanged = " Nothing was changed and nothing was removed from the state."
+	switch {
+	case e.Missing != "":
+		return fmt.Sprintf("The address in %s lacks its %s segment, with which the administrator API's address ends: "+
+			"write %s as %s.%s", e.Setting, e.Missing, e.Setting, e.Expected, unchanged)
+	case e.Service != "":
+		return fmt.Sprintf("The platform has no publishing service named %q (publishing_service): the administrator API "+
+			"answered 404 for %s under that name. Correct publishing_service (its default is %q), or set publishing_url to "+
+			"the publishing service's address, and run again.%s", e.Service, e.Path, client.DefaultPublishingService, unchanged)
+	}
 	setting, _, _ := strings.Cut(e.Setting, " ")
 	path := e.Path
 	if path == "" {

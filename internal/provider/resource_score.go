@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"strings"
 	"sync"
 	"time"
 
@@ -505,6 +506,10 @@ func publishHint(err error, alias string) string {
 		return fmt.Sprintf("The platform may have published the score although its answer was lost, and looking it up by its "+
 			"alias failed too. Before applying again, check whether a score with alias %q exists and import it with "+
 			"`terraform import` and the alias.", alias)
+	case status != 0 && apiErr.Path != "" && !strings.Contains(apiErr.Path, "/scores"):
+		// A request the publish needs first (the token flow's discovery, a grant) failed:
+		// the first sentence is about it, and the score's arguments were never sent.
+		return fmt.Sprintf("%s %s, which the publish needs first, failed, so nothing was published.", apiErr.Method, apiErr.Path)
 	case client.IsConflict(err):
 		return fmt.Sprintf("The alias %q (score_id) is used by another score: import that score with `terraform import` and "+
 			"the alias to manage it, or choose another score_id.", alias)
