@@ -50,6 +50,9 @@ type APIError struct {
 	Tunnelled bool
 	// ProxyLogin is set when the proxy's address (ProxyVar) carries a login.
 	ProxyLogin bool
+	// Query is set when the request carried a query string: arguments of the caller's
+	// (a list's criteria), besides its address.
+	Query bool
 	// HTTPSOnly is set when a request to an http:// address was answered by a server
 	// that speaks HTTPS there: its 400 says it was sent plain HTTP (plainHTTPRefusal).
 	HTTPSOnly bool

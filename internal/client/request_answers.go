@@ -234,7 +234,7 @@ type problem struct {
 
 // parseAPIError turns a non-2xx answer into an *APIError.
 func parseAPIError(method string, resp *response) *APIError {
-	e := &APIError{Status: resp.status, Method: method, Path: pathOf(resp.url)}
+	e := &APIError{Status: resp.status, Method: method, Path: pathOf(resp.url), Query: resp.url != nil && resp.url.RawQuery != ""}
 	contentType := resp.header.Get("Content-Type")
 	jsonBody := isJSON(contentType)
 	mediaType, _, _ := mime.ParseMediaType(contentType)

@@ -339,12 +339,18 @@ func (c *Client) networkError(method string, rt route, err error, attempts int) 
 // address of setting) into an *AddressError that says what answered instead, as far
 // as the answer shows it; any other error is returned as it is.
 func (c *Client) addressError(setting, address, path string, err error) error {
-	if !IsNotFound(err) {
+	var apiErr *APIError
+	if !IsNotFound(err) || errors.As(err, &apiErr) && !requestedAt(apiErr, address) {
+		// Not a 404, or the 404 of another request (the token flow's, before this one).
 		return err
 	}
 	e := &AddressError{Setting: setting, Address: address, Path: path, Err: err, Answered: answeredBy(err)}
 	derived := strings.HasPrefix(setting, "admin_url (with")
-	var apiErr *APIError
+	if derived {
+		// The address is admin_url's; publishing_service is named where the platform
+		// says the service is what is missing (below), or in Expected.
+		e.Setting = "admin_url"
+	}
 	switch admin := strings.TrimRight(c.cfg.AdminURL, "/"); {
 	case (setting == "admin_url" || derived) && admin != "" && versionSegmentMissing(admin) != "":
 		// Without the version segment every path under admin_url misses.
@@ -360,7 +366,12 @@ func (c *Client) addressError(setting, address, path string, err error) error {
 		e.Expected = fmt.Sprintf("the service registry's address, usually %s/apis/registry;version=0/serviceroots "+
 			"(or leave registry_url unset for that default)", redactURL(strings.TrimRight(c.cfg.PlatformURL, "/")))
 	}
-	if setting == "publishing_url" || strings.HasPrefix(setting, "admin_url (with") {
+	if derived {
+		e.Expected = fmt.Sprintf("the administrator API's address, under which the publishing service %q "+
+			"(publishing_service) answers at /apis/%s;version=2;realm=global", c.publishingService(), c.publishingService())
+		return e
+	}
+	if setting == "publishing_url" {
 		if c.cfg.AdminURL != "" {
 			e.Expected = fmt.Sprintf("the publishing service's address, %s/apis/%s;version=2;realm=global (admin_url, then "+
 				"the service name)", redactURL(strings.TrimRight(c.cfg.AdminURL, "/")), c.publishingService())
@@ -369,6 +380,17 @@ func (c *Client) addressError(setting, address, path string, err error) error {
 		}
 	}
 	return e
+}
+
+// requestedAt reports whether the request that e answered went to address (its host
+// and a path under address's): an error that wraps a failed request of another
+// address (the token flow's discovery before a publish) is not address's.
+func requestedAt(e *APIError, address string) bool {
+	u, err := url.Parse(address)
+	if err != nil || e.Host == "" {
+		return true // nothing to tell them apart by
+	}
+	return strings.EqualFold(e.Host, u.Host) && strings.HasPrefix(e.Path, strings.TrimRight(u.EscapedPath(), "/"))
 }
 
 // versionSegmentMissing returns what the administrator API's address admin lacks of

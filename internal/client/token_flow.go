@@ -182,7 +182,8 @@ func (c *Client) discover(ctx context.Context, base string) (*authEndpoints, err
 	}
 	resp, err = c.do(ctx, &request{method: http.MethodGet, url: idpURL}, &list)
 	if err != nil {
-		return nil, fmt.Errorf("platform token discovery failed: %w", err)
+		// /auth led there: a 404 means platform_url reaches something else than the platform.
+		return nil, fmt.Errorf("platform token discovery failed: %w", c.addressError("platform_url", base, pathOf(mustParse(idpURL)), err))
 	}
 	for _, p := range list.Embedded.Providers {
 		if !strings.EqualFold(p.Kind, "oauth") { // a named value in any case (rule 20)
@@ -229,7 +230,8 @@ func (c *Client) grant(ctx context.Context) (*AccessToken, error) {
 		})
 	if err != nil {
 		var apiErr *APIError
-		if errors.As(err, &apiErr) && resp != nil {
+		// A TLS port's 400 to plain HTTP refuses the address, not the credentials.
+		if errors.As(err, &apiErr) && resp != nil && !apiErr.HTTPSOnly {
 			if oauthErr := parseOAuthError(resp, apiErr); oauthErr != nil {
 				oauthErr.Method, oauthErr.Path = apiErr.Method, apiErr.Path
 				// A server may echo the form, password included, in its description.

@@ -226,7 +226,7 @@ func causeOnlyLead(err error) string {
 	case errors.As(err, &movedErr):
 		return tokenServiceMovedLead(movedErr)
 	case client.IsAdminLoginRefused(err):
-		return "The administrator API login (admin_username/admin_password at admin_url) was refused. " +
+		return "The administrator API login (admin_username/admin_password) was refused. " +
 			"Check admin_username and admin_password."
 	case apiErr.Status == http.StatusUnauthorized && apiErr.Namespace() == "admin":
 		return "The administrator API did not accept the session of admin_username, even after a fresh login. " +
@@ -245,6 +245,13 @@ func causeOnlyLead(err error) string {
 	case apiErr.Status >= 500:
 		return fmt.Sprintf("The platform failed with HTTP %d, a fault on its side rather than in the configuration; the "+
 			"provider retried where that is safe. Run again later; if it persists, ask the platform's operators.", apiErr.Status)
+	case apiErr.Setting != "" && apiErr.Status >= 400 && apiErr.Status != http.StatusNotFound && !apiErr.Query &&
+		(apiErr.Method == http.MethodGet || apiErr.Method == http.MethodHead):
+		// A request with no arguments of the user's, built from one address setting: a
+		// refusal is that address's (a 404 may mean an object is gone, and is the caller's).
+		return fmt.Sprintf("The address in %s (%s) refused %s %s with HTTP %d, a request built from %s alone, which the "+
+			"platform serves: check %s, and whether a gateway or another server is at that address.", apiErr.Setting,
+			apiErr.Host, apiErr.Method, apiErr.Path, apiErr.Status, apiErr.Setting, apiErr.Setting)
 	}
 	return ""
 }
@@ -271,7 +278,7 @@ func tokenServiceMovedLead(e *client.TokenServiceMovedError) string {
 	if e.Again != "" {
 		again = fmt.Sprintf("and so did %s, where /auth leads when read again", e.Again)
 	}
-	return fmt.Sprintf("The platform's token service has moved or is moving: %s %s, where its /auth document led, answered "+
+	return fmt.Sprintf("The platform's token service, found through platform_url, has moved or is moving: %s %s, where its /auth document led, answered "+
 		"HTTP %d, %s. Run again once the platform's upgrade is complete, or ask its operators. The provider's settings "+
 		"(platform_url) are not at fault, and this call changed nothing.", e.Method, e.Path, e.Status, again)
 }
