@@ -72,21 +72,30 @@ var bodySettings = map[string][]string{
 	"POST /scores":                   {"score_url", "score_id"},
 }
 
-// failureClass is one way a request fails.
+// failureClass is one way a request fails: an answer in the platform's place, or
+// the request's address setting changed (address) so that its connection fails.
 type failureClass struct {
-	name   string
-	answer *faultproxy.Answer // nil: the address's port refuses connections
+	name    string
+	answer  *faultproxy.Answer
+	address func(address, closed string) string
 }
 
 var failureClasses = []failureClass{
-	{"refused", nil},
+	{name: "refused", address: func(address, closed string) string {
+		return strings.Replace(address, hostOf(address), closed, 1)
+	}},
+	{name: "HTTPS against plain HTTP", address: func(address, _ string) string {
+		return strings.Replace(address, "http://", "https://", 1)
+	}},
+	{"a page that is not the platform's", &faultproxy.Answer{Status: http.StatusOK,
+		Header: http.Header{"Content-Type": {"text/html"}}, Body: "<!DOCTYPE html><html><body>Blocked</body></html>"}, nil},
 	{"400", &faultproxy.Answer{Status: http.StatusBadRequest, Header: http.Header{"Content-Type": {"application/json"}},
-		Body: `{"code": "gateway/BAD_REQUEST", "message": "bad request"}`}},
+		Body: `{"code": "gateway/BAD_REQUEST", "message": "bad request"}`}, nil},
 	{"404", &faultproxy.Answer{Status: http.StatusNotFound, Header: http.Header{"Content-Type": {"text/plain"}},
-		Body: "404 page not found"}},
+		Body: "404 page not found"}, nil},
 	{"plain HTTP against TLS", &faultproxy.Answer{Status: http.StatusBadRequest,
 		Header: http.Header{"Content-Type": {"text/plain; charset=utf-8"}, "Connection": {"close"}},
-		Body:   "Client sent an HTTP request to an HTTPS server.\n"}},
+		Body:   "Client sent an HTTP request to an HTTPS server.\n"}, nil},
 }
 
 // requestSetting is the address setting of cfg that a request to path was built
@@ -111,8 +120,9 @@ func hostOf(address string) string {
 
 // TestLeads_nameTheFailingRequestsSetting derives its cases from the flows: each flow
 // runs once against the emulator behind the fault proxy, which records its requests;
-// then, for each request and each failure class (its address refusing connections, a
-// 400, a 404 that is no platform's, a TLS port's 400 to plain HTTP), the flow runs
+// then, for each request and each failure class (its address refusing connections or
+// written https:// for a plain HTTP port, a 400, a 404 that is no platform's, a TLS
+// port's 400 to plain HTTP, a page that is not the platform's), the flow runs
 // again with that request failing so, and the first sentence the user reads names the
 // setting the request was built from (its address setting; for a 400 to a request
 // with a body, the settings of the body) and no other. A request added to a flow gets
@@ -183,9 +193,9 @@ func TestLeads_nameTheFailingRequestsSetting(t *testing.T) {
 				t.Run(name, func(t *testing.T) {
 					failed := cfg
 					proxy.Clear()
-					if class.answer == nil {
+					if class.address != nil {
 						address := map[string]*string{"admin_url": &failed.AdminURL, "platform_url": &failed.PlatformURL}[setting]
-						*address = strings.Replace(*address, hostOf(*address), closed, 1)
+						*address = class.address(*address, closed)
 					} else {
 						proxy.Add(faultproxy.Fault{Method: method, Path: "^" + regexp.QuoteMeta(path) + "$", Respond: class.answer})
 					}
