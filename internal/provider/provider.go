@@ -404,6 +404,21 @@ func (p *mediaplatformProvider) Configure(ctx context.Context, req provider.Conf
 		return
 	}
 
+	if data.BasicToken.IsNull() && cfg.BasicToken != "" {
+		// From the environment: judged as the schema's validator judges the configuration's.
+		problem, warning := client.CheckBasicToken(cfg.BasicToken)
+		if problem != "" {
+			resp.Diagnostics.AddError("Invalid provider setting", fmt.Sprintf("The environment variable %s (it sets the "+
+				"provider argument basic_token) must be the standard Base64 of client_id:client_secret; %s. Correct or "+
+				"unset it.", client.EnvBasicToken, problem))
+			return
+		}
+		if warning != "" {
+			resp.Diagnostics.AddWarning("Application credential the platform will likely refuse", fmt.Sprintf("The "+
+				"environment variable %s (it sets the provider argument basic_token), %s.", client.EnvBasicToken, warning))
+		}
+	}
+
 	c, err := p.clientFor(cfg)
 	if err != nil {
 		var settingErr *client.SettingError
