@@ -237,7 +237,7 @@ func (c *Client) grant(ctx context.Context) (*AccessToken, error) {
 				// A server may echo the form, password included, in its description.
 				oauthErr.Description = c.maskText(oauthErr.Description)
 				if credentialsRejected(oauthErr) {
-					oauthErr.Spaced = c.cfg.spacedSettings("client_id", "client_secret", "username", "password")
+					oauthErr.Spaced = c.cfg.spacedSettings("client_id", "client_secret", "basic_token", "username", "password")
 				}
 				return nil, oauthErr
 			}
