@@ -4,6 +4,7 @@ package client
 // from, and the defaults.
 
 import (
+	"encoding/base64"
 	"net/http"
 	"os"
 	"strings"
@@ -272,6 +273,18 @@ func (c *Config) spacedSettings(names ...string) []SpacedSetting {
 	}
 	var out []SpacedSetting
 	for _, name := range names {
+		if name == "basic_token" {
+			// Its encoding holds no whitespace, but its decoded secret may end with the
+			// line break `echo id:secret | base64` encodes.
+			if what := basicTokenSecretSpace(c.BasicToken); what != "" {
+				s := SpacedSetting{Setting: name, What: "holds a secret that " + what}
+				if c.FromEnv[name] {
+					s.EnvVar = EnvBasicToken
+				}
+				out = append(out, s)
+			}
+			continue
+		}
 		v := values[name]
 		if what := SurroundingSpace(v.value); what != "" {
 			s := SpacedSetting{Setting: name, What: what}
@@ -282,4 +295,18 @@ func (c *Config) spacedSettings(names ...string) []SpacedSetting {
 		}
 	}
 	return out
+}
+
+// basicTokenSecretSpace is SurroundingSpace of the secret basic_token encodes, or ""
+// when it encodes none.
+func basicTokenSecretSpace(token string) string {
+	decoded, err := base64.StdEncoding.DecodeString(sentBasicToken(token))
+	if err != nil {
+		return ""
+	}
+	_, secret, ok := strings.Cut(string(decoded), ":")
+	if !ok {
+		return ""
+	}
+	return SurroundingSpace(secret)
 }

@@ -50,6 +50,12 @@ type APIError struct {
 	Tunnelled bool
 	// ProxyLogin is set when the proxy's address (ProxyVar) carries a login.
 	ProxyLogin bool
+	// Query is set when the request carried a query string: arguments of the caller's
+	// (a list's criteria), besides its address.
+	Query bool
+	// HTTPSOnly is set when a request to an http:// address was answered by a server
+	// that speaks HTTPS there: its 400 says it was sent plain HTTP (plainHTTPRefusal).
+	HTTPSOnly bool
 }
 
 // Error gives the request, the status, the code and the message.
@@ -100,6 +106,11 @@ type AddressError struct {
 	Answered string
 	// Expected is what the setting's value looks like, when the client can tell.
 	Expected string
+	// Missing is the segment the address lacks ("/api/v1"), when the client can tell.
+	Missing string
+	// Service is the publishing service's name, when the platform answered that it has
+	// no service of that name (Setting "publishing_service").
+	Service string
 	// Err is the answer that showed it.
 	Err error
 }

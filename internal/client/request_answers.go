@@ -234,13 +234,15 @@ type problem struct {
 
 // parseAPIError turns a non-2xx answer into an *APIError.
 func parseAPIError(method string, resp *response) *APIError {
-	e := &APIError{Status: resp.status, Method: method, Path: pathOf(resp.url)}
+	e := &APIError{Status: resp.status, Method: method, Path: pathOf(resp.url), Query: resp.url != nil && resp.url.RawQuery != ""}
 	contentType := resp.header.Get("Content-Type")
 	jsonBody := isJSON(contentType)
 	mediaType, _, _ := mime.ParseMediaType(contentType)
 	body := bytes.TrimSpace(resp.body)
 	e.HTML = !jsonBody && (mediaType == "text/html" || mediaType == "application/xhtml+xml" ||
 		(len(body) > 0 && body[0] == '<'))
+	e.HTTPSOnly = resp.status == http.StatusBadRequest && resp.url != nil && resp.url.Scheme == "http" &&
+		plainHTTPRefusal(body)
 	var p problem
 	if jsonBody && json.Unmarshal(resp.body, &p) == nil && (p.Code != "" || p.Message != "") {
 		e.Code, e.Message, e.Params = p.Code, p.Message, p.Params
@@ -271,6 +273,23 @@ func parseAPIError(method string, resp *response) *APIError {
 		e.Message += ": " + text
 	}
 	return e
+}
+
+// plainHTTPRefusals are what the servers in front of platforms answer, with a 400, a
+// request in plain HTTP on their HTTPS port: Go's net/http, nginx, Apache httpd.
+var plainHTTPRefusals = []string{"http request to an https server", "plain http request was sent to https port",
+	"speaking plain http to an ssl-enabled server port"}
+
+// plainHTTPRefusal reports whether body is a server's refusal of plain HTTP on its
+// HTTPS port.
+func plainHTTPRefusal(body []byte) bool {
+	text := strings.ToLower(string(body))
+	for _, r := range plainHTTPRefusals {
+		if strings.Contains(text, r) {
+			return true
+		}
+	}
+	return false
 }
 
 // platformAnswer checks that a 2xx answer to r is the platform's: empty, or JSON

@@ -26,7 +26,8 @@ func TestHTMLAnswerIsNoSuccess(t *testing.T) {
 	p.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/scores/[^/]+$`, Respond: blockedPage, Times: 1})
 	_, err = c.GetScore(env.ctx, s.ID)
 	var foreign *ForeignAnswerError
-	if !errors.As(err, &foreign) || foreign.Setting != "publishing_url" ||
+	// publishing_url is unset: the address is derived from admin_url, which is named.
+	if !errors.As(err, &foreign) || foreign.Setting != "admin_url" ||
 		!strings.Contains(err.Error(), "answered HTTP 200 with an HTML page, not the platform's JSON") ||
 		strings.Contains(err.Error(), "invalid character") {
 		t.Fatalf("GET answered with an HTML page: %v", err)

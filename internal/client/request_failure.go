@@ -12,6 +12,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -338,15 +340,39 @@ func (c *Client) networkError(method string, rt route, err error, attempts int) 
 // address of setting) into an *AddressError that says what answered instead, as far
 // as the answer shows it; any other error is returned as it is.
 func (c *Client) addressError(setting, address, path string, err error) error {
-	if !IsNotFound(err) {
+	var apiErr *APIError
+	if !IsNotFound(err) || errors.As(err, &apiErr) && !requestedAt(apiErr, address) {
+		// Not a 404, or the 404 of another request (the token flow's, before this one).
 		return err
 	}
 	e := &AddressError{Setting: setting, Address: address, Path: path, Err: err, Answered: answeredBy(err)}
+	derived := strings.HasPrefix(setting, "admin_url (with")
+	if derived {
+		// The address is admin_url's; publishing_service is named where the platform
+		// says the service is what is missing (below), or in Expected.
+		e.Setting = "admin_url"
+	}
+	switch admin := strings.TrimRight(c.cfg.AdminURL, "/"); {
+	case (setting == "admin_url" || derived) && admin != "" && versionSegmentMissing(admin) != "":
+		// Without the version segment every path under admin_url misses.
+		e.Setting, e.Address, e.Missing = "admin_url", c.cfg.AdminURL, versionSegmentMissing(admin)
+		e.Expected = redactURL(admin) + e.Missing
+		return e
+	case derived && errors.As(err, &apiErr) && (apiErr.Namespace() == "publishing" || apiErr.Namespace() == "admin"):
+		// The administrator API answered, in its own words, for no service of this name.
+		e.Setting, e.Service = "publishing_service", c.publishingService()
+		return e
+	}
 	if setting == "registry_url" && c.cfg.PlatformURL != "" {
 		e.Expected = fmt.Sprintf("the service registry's address, usually %s/apis/registry;version=0/serviceroots "+
 			"(or leave registry_url unset for that default)", redactURL(strings.TrimRight(c.cfg.PlatformURL, "/")))
 	}
-	if setting == "publishing_url" || strings.HasPrefix(setting, "admin_url (with") {
+	if derived {
+		e.Expected = fmt.Sprintf("the administrator API's address, under which the publishing service %q "+
+			"(publishing_service) answers at /apis/%s;version=2;realm=global", c.publishingService(), c.publishingService())
+		return e
+	}
+	if setting == "publishing_url" {
 		if c.cfg.AdminURL != "" {
 			e.Expected = fmt.Sprintf("the publishing service's address, %s/apis/%s;version=2;realm=global (admin_url, then "+
 				"the service name)", redactURL(strings.TrimRight(c.cfg.AdminURL, "/")), c.publishingService())
@@ -356,6 +382,39 @@ func (c *Client) addressError(setting, address, path string, err error) error {
 	}
 	return e
 }
+
+// requestedAt reports whether the request that e answered went to address (its host
+// and a path under address's): an error that wraps a failed request of another
+// address (the token flow's discovery before a publish) is not address's.
+func requestedAt(e *APIError, address string) bool {
+	u, err := url.Parse(address)
+	if err != nil || e.Host == "" {
+		return true // nothing to tell them apart by
+	}
+	return strings.EqualFold(e.Host, u.Host) && strings.HasPrefix(e.Path, strings.TrimRight(u.EscapedPath(), "/"))
+}
+
+// versionSegmentMissing returns what the administrator API's address admin lacks of
+// the version-1 segment its path ends in (contract §A: https://host/api/v1), or ""
+// when its path ends in a version segment (v1, or another version: a wrong one, which
+// no segment added mends).
+func versionSegmentMissing(admin string) string {
+	u, err := url.Parse(admin)
+	if err != nil {
+		return ""
+	}
+	last := u.Path[strings.LastIndex(u.Path, "/")+1:]
+	switch {
+	case versionSegment.MatchString(last):
+		return ""
+	case last == "api":
+		return "/v1"
+	}
+	return "/api/v1"
+}
+
+// versionSegment is an API's version segment: v1, v2, ….
+var versionSegment = regexp.MustCompile(`^v[0-9]+$`)
 
 // answeredBy says what sent an error answer, by its form: the platform's other APIs
 // by the namespace of their error codes, anything else by its kind of body.

@@ -63,9 +63,10 @@ func (c *Client) publishingSetting() string {
 	return "publishing_url"
 }
 
-// settingFor names the provider setting whose address has u's scheme and host.
+// settingFor names the provider setting whose address has u's scheme and host. An
+// address derived from admin_url is admin_url's: publishing_url is named only when set.
 func (c *Client) settingFor(u *url.URL) string {
-	publishing, _ := c.PublishingURL()
+	publishing := c.cfg.PublishingURL
 	for _, s := range []struct{ name, value string }{
 		{"publishing_url", publishing}, {"admin_url", c.cfg.AdminURL},
 		{"platform_url", c.cfg.PlatformURL}, {"registry_url", c.cfg.RegistryURL},

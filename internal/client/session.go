@@ -92,9 +92,12 @@ func (c *Client) adminLogin(ctx context.Context, base string) (string, error) {
 		token, err = sessionToken(resp.body, resp.header)
 	}
 	// A 401 to the login refuses admin_username's credentials, in whatever words its
-	// body says it (the platform's INVALID_CREDENTIALS, RFC 9457, plain text).
+	// body says it (the platform's INVALID_CREDENTIALS, RFC 9457, plain text); so does
+	// a 400, the login's only arguments being the credentials, unless a TLS port said
+	// it was sent plain HTTP.
 	var apiErr *APIError
-	if errors.As(err, &apiErr) && !apiErr.HTML && (apiErr.Status == http.StatusUnauthorized || apiErr.Name() == "INVALID_CREDENTIALS") {
+	if errors.As(err, &apiErr) && !apiErr.HTML && !apiErr.HTTPSOnly && (apiErr.Status == http.StatusUnauthorized ||
+		apiErr.Status == http.StatusBadRequest || apiErr.Name() == "INVALID_CREDENTIALS") {
 		// A server may echo the form, password included, in its message.
 		apiErr.Message = c.maskText(apiErr.Message)
 		err = &AdminLoginRefusedError{Err: apiErr, Spaced: c.cfg.spacedSettings("admin_username", "admin_password")}

@@ -70,7 +70,7 @@ func (c *Client) basicCredential() (string, error) {
 		if c.cfg.ClientID != "" || c.cfg.ClientSecret != "" {
 			return "", errors.New("basic_token conflicts with client_id/client_secret: both are set")
 		}
-		return strings.TrimSpace(strings.TrimPrefix(c.cfg.BasicToken, "Basic ")), nil
+		return sentBasicToken(c.cfg.BasicToken), nil
 	}
 	if c.cfg.ClientID == "" {
 		return "", &MissingSettingError{Setting: "client_id", EnvVar: EnvClientID,
@@ -81,6 +81,59 @@ func (c *Client) basicCredential() (string, error) {
 			Or: "basic_token", OrEnvVar: EnvBasicToken}
 	}
 	return base64.StdEncoding.EncodeToString([]byte(c.cfg.ClientID + ":" + c.cfg.ClientSecret)), nil
+}
+
+// sentBasicToken is basic_token as the Authorization header carries it: without a
+// "Basic " prefix (in any case, as the scheme is) and the whitespace at its ends.
+func sentBasicToken(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > len("Basic ") && strings.EqualFold(s[:len("Basic ")], "Basic ") {
+		s = strings.TrimSpace(s[len("Basic "):])
+	}
+	return s
+}
+
+// CheckBasicToken judges basic_token as the platform will decode it (standard Base64
+// of client_id:client_secret, RFC 7617): problem says why it can never be taken,
+// warning what in its decoded form the platform will likely refuse ("" for neither).
+// Neither quotes the value or any part of it.
+func CheckBasicToken(s string) (problem, warning string) {
+	token := sentBasicToken(s)
+	switch {
+	case token == "":
+		return "it is empty", ""
+	case strings.Contains(token, ":"):
+		return "it holds a ':', which Base64 never does: it looks like client_id:client_secret not yet encoded. " +
+			"Encode it with `printf '%s' 'client_id:client_secret' | base64`, or set client_id and client_secret " +
+			"instead", ""
+	case strings.ContainsAny(token, "\r\n"):
+		return "it holds a line break inside it, which Base64 text in a header cannot: `base64` wraps its output at " +
+			"76 characters, so encode with `base64 -w0` (or `base64 | tr -d '\\n'`)", ""
+	case strings.ContainsAny(token, " \t"):
+		return "it holds a space or a tab inside it, which Base64 text does not", ""
+	}
+	decoded, err := base64.StdEncoding.DecodeString(token)
+	if err != nil {
+		var corrupt base64.CorruptInputError
+		if errors.As(err, &corrupt) && int(corrupt) < len(token) && strings.ContainsRune("-_", rune(token[corrupt])) {
+			return fmt.Sprintf("its character %d is of URL-safe Base64, and HTTP Basic authentication takes the standard "+
+				"alphabet (A-Z, a-z, 0-9, '+', '/', padded with '=')", int(corrupt)+1), ""
+		}
+		return "it is not Base64 (the standard alphabet A-Z, a-z, 0-9, '+', '/', padded with '=' to a multiple of four " +
+			"characters)", ""
+	}
+	text := string(decoded)
+	_, secret, ok := strings.Cut(text, ":")
+	switch {
+	case !ok:
+		return "", "decoded, it holds no ':' between client_id and client_secret, so the platform finds no application " +
+			"credential in it: encode client_id:client_secret"
+	case strings.HasSuffix(secret, "\n"):
+		return "", "decoded, its secret ends with a line break, which `echo` adds (`echo id:secret | base64`), and the " +
+			"platform takes it as part of the secret: encode with `printf '%s' 'client_id:client_secret' | base64` " +
+			"(or `echo -n`), unless the secret ends with one"
+	}
+	return "", ""
 }
 
 // authEndpoints discovers the token-flow hrefs once per client.
@@ -134,7 +187,8 @@ func (c *Client) discover(ctx context.Context, base string) (*authEndpoints, err
 	}
 	resp, err = c.do(ctx, &request{method: http.MethodGet, url: idpURL}, &list)
 	if err != nil {
-		return nil, fmt.Errorf("platform token discovery failed: %w", err)
+		// /auth led there: a 404 means platform_url reaches something else than the platform.
+		return nil, fmt.Errorf("platform token discovery failed: %w", c.addressError("platform_url", base, pathOf(mustParse(idpURL)), err))
 	}
 	for _, p := range list.Embedded.Providers {
 		// A named value in any case (rule 20); a provider whose kind the answer does not
@@ -183,13 +237,14 @@ func (c *Client) grant(ctx context.Context) (*AccessToken, error) {
 		})
 	if err != nil {
 		var apiErr *APIError
-		if errors.As(err, &apiErr) && resp != nil {
+		// A TLS port's 400 to plain HTTP refuses the address, not the credentials.
+		if errors.As(err, &apiErr) && resp != nil && !apiErr.HTTPSOnly {
 			if oauthErr := parseOAuthError(resp, apiErr); oauthErr != nil {
 				oauthErr.Method, oauthErr.Path = apiErr.Method, apiErr.Path
 				// A server may echo the form, password included, in its description.
 				oauthErr.Description = c.maskText(oauthErr.Description)
 				if credentialsRejected(oauthErr) {
-					oauthErr.Spaced = c.cfg.spacedSettings("client_id", "client_secret", "username", "password")
+					oauthErr.Spaced = c.cfg.spacedSettings("client_id", "client_secret", "basic_token", "username", "password")
 				}
 				return nil, oauthErr
 			}

@@ -1,11 +1,12 @@
 package client
 
 // The fuzz targets of token_flow.go: the token flow's answers (discovery, the password
-// grant, the token information and extension), through the whole pipeline, and the
-// reading of a refused grant.
+// grant, the token information and extension), through the whole pipeline, the
+// reading of a refused grant, and the check of basic_token.
 
 import (
 	"context"
+	"encoding/base64"
 	"net/http"
 	"net/url"
 	"strings"
@@ -152,5 +153,30 @@ func FuzzOAuthRefusal(f *testing.F) {
 				_ = e.Error()
 			}
 		})
+	})
+}
+
+// FuzzCheckBasicToken fuzzes the check of basic_token: a value it passes decodes, as
+// sent, to client_id:client_secret with no line break after the secret, and no
+// message quotes the value.
+func FuzzCheckBasicToken(f *testing.F) {
+	for _, s := range []string{"dGVycmFmb3JtOnRlcnJhZm9ybS1zZWNyZXQ=", "Basic dGVycmFmb3JtOnRlcnJhZm9ybS1zZWNyZXQ=\n",
+		"terraform:terraform-secret", "dGVycmFmb3JtOnNlY3JldAo=", "dGVycmFm\nb3Jt", "dGVycmFmb3Jt", "YQ", "", " basic  x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var problem, warning string
+		within(t, "checking basic_token", s, func() { problem, warning = CheckBasicToken(s) })
+		if len(s) >= 6 && strings.Contains(problem+warning, s) {
+			t.Errorf("the check quotes the value: %q, %q", problem, warning)
+		}
+		if problem != "" || warning != "" {
+			return
+		}
+		decoded, err := base64.StdEncoding.DecodeString(sentBasicToken(s))
+		if _, secret, ok := strings.Cut(string(decoded), ":"); err != nil || !ok || strings.HasSuffix(secret, "\n") ||
+			strings.ContainsAny(sentBasicToken(s), " \t\r\n") {
+			t.Errorf("the check passed %q, which the platform cannot take (%v)", s, err)
+		}
 	})
 }

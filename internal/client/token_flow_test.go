@@ -459,3 +459,43 @@ func TestIdentityProviderKindInAnyCase(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckBasicToken_agreesWithThePlatform: the check of basic_token passes a value
+// (no problem, no warning) exactly when the emulator grants a token for it. The cases
+// are the product of the ways a pasted token goes wrong: its prefix, the whitespace
+// around it, what was encoded (a line break from `echo`, no ':'), and how (padded or
+// not, URL-safe, wrapped by `base64`, not at all).
+func TestCheckBasicToken_agreesWithThePlatform(t *testing.T) {
+	t.Parallel()
+	env := newEmuEnv(t, emulator.Options{})
+	pair := emulatortest.ClientID + ":" + emulatortest.ClientSecret
+	encoders := map[string]func(string) string{
+		"standard":  func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) },
+		"unpadded":  func(s string) string { return base64.RawStdEncoding.EncodeToString([]byte(s)) },
+		"url-safe":  func(s string) string { return base64.URLEncoding.EncodeToString([]byte(s)) },
+		"unencoded": func(s string) string { return s },
+		"wrapped": func(s string) string {
+			e := base64.StdEncoding.EncodeToString([]byte(s))
+			return e[:len(e)/2] + "\n" + e[len(e)/2:]
+		},
+	}
+	for _, prefix := range []string{"", "Basic ", "basic ", "BASIC  "} {
+		for _, space := range []string{"", " ", "\n", "\t"} {
+			for _, encoded := range []string{pair, pair + "\n", pair + "\r\n", strings.Replace(pair, ":", "", 1)} {
+				for how, encode := range encoders {
+					value := space + prefix + encode(encoded) + space
+					problem, warning := CheckBasicToken(value)
+					c := env.client(func(c *Config) { c.ClientID, c.ClientSecret, c.BasicToken = "", "", value })
+					_, err := c.GrantAccessToken(env.ctx)
+					if passed, granted := problem == "" && warning == "", err == nil; passed != granted {
+						t.Errorf("%s encoding of %q with prefix %q and %q around it: the check says problem %q, warning %q; "+
+							"the platform's grant: %v", how, encoded, prefix, space, problem, warning, err)
+					}
+					if strings.Contains(problem+warning, emulatortest.ClientSecret) {
+						t.Errorf("the check quotes the secret: %s %s", problem, warning)
+					}
+				}
+			}
+		}
+	}
+}

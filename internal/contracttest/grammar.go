@@ -30,6 +30,8 @@ var ScoreURLs = []Value{
 	{"https://cdn.example/" + strings.Repeat("a", 2048-len("https://cdn.example/")), true, "2048 characters"},
 	{"https://cdn.example/" + strings.Repeat("a", 2049-len("https://cdn.example/")), false, "2049 characters"},
 	{"https://cdn.example/My Score.sib", false, "a raw space"},
+	{" https://cdn.example/a.sib", false, "a leading space"},
+	{"https://cdn.example/a.sib\n", false, "a trailing line break (a file's last line)"},
 	{"https://cdn.example/partitur-é.sib", false, "a raw non-ASCII letter"},
 	{"https://cdn.example/a\"b.sib", false, "a double quote"},
 	{"https://cdn.example/a%zz.sib", false, "a % not followed by two hex digits"},

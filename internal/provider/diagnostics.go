@@ -144,6 +144,13 @@ func causeOnlyLead(err error) string {
 		return interruptedCredentialLead(waited.Credential)
 	case errors.Is(err, context.Canceled):
 		return interruptedLead
+	case errors.As(err, &apiErr) && apiErr.HTTPSOnly:
+		setting := apiErr.Setting
+		if setting == "" {
+			setting = "the platform's address"
+		}
+		return fmt.Sprintf("The server at %s (from %s) speaks HTTPS and refused a request in plain HTTP (HTTP 400): "+
+			"write %s with https://. Nothing was changed.", apiErr.Host, setting, setting)
 	case errors.As(err, &redirectErr):
 		return redirectLead(redirectErr)
 	case errors.As(err, &foreignHost) && foreignHost.Host != "":
@@ -222,7 +229,7 @@ func causeOnlyLead(err error) string {
 	case errors.As(err, &movedErr):
 		return tokenServiceMovedLead(movedErr)
 	case client.IsAdminLoginRefused(err):
-		return "The administrator API login (admin_username/admin_password at admin_url) was refused. " +
+		return "The administrator API login (admin_username/admin_password) was refused. " +
 			"Check admin_username and admin_password."
 	case apiErr.Status == http.StatusUnauthorized && apiErr.Namespace() == "admin":
 		return "The administrator API did not accept the session of admin_username, even after a fresh login. " +
@@ -241,6 +248,13 @@ func causeOnlyLead(err error) string {
 	case apiErr.Status >= 500:
 		return fmt.Sprintf("The platform failed with HTTP %d, a fault on its side rather than in the configuration; the "+
 			"provider retried where that is safe. Run again later; if it persists, ask the platform's operators.", apiErr.Status)
+	case apiErr.Setting != "" && apiErr.Status >= 400 && apiErr.Status != http.StatusNotFound && !apiErr.Query &&
+		(apiErr.Method == http.MethodGet || apiErr.Method == http.MethodHead):
+		// A request with no arguments of the user's, built from one address setting: a
+		// refusal is that address's (a 404 may mean an object is gone, and is the caller's).
+		return fmt.Sprintf("The address in %s (%s) refused %s %s with HTTP %d, a request built from %s alone, which the "+
+			"platform serves: check %s, and whether a gateway or another server is at that address.", apiErr.Setting,
+			apiErr.Host, apiErr.Method, apiErr.Path, apiErr.Status, apiErr.Setting, apiErr.Setting)
 	}
 	return ""
 }
@@ -267,7 +281,7 @@ func tokenServiceMovedLead(e *client.TokenServiceMovedError) string {
 	if e.Again != "" {
 		again = fmt.Sprintf("and so did %s, where /auth leads when read again", e.Again)
 	}
-	return fmt.Sprintf("The platform's token service has moved or is moving: %s %s, where its /auth document led, answered "+
+	return fmt.Sprintf("The platform's token service, found through platform_url, has moved or is moving: %s %s, where its /auth document led, answered "+
 		"HTTP %d, %s. Run again once the platform's upgrade is complete, or ask its operators. The provider's settings "+
 		"(platform_url) are not at fault, and this call changed nothing.", e.Method, e.Path, e.Status, again)
 }
@@ -317,6 +331,16 @@ func addReadError(ctx context.Context, c *client.Client, diags *diag.Diagnostics
 // platform's API: a 404 for a path the platform always serves. It names the setting
 // the address came from, what answered there, and what the value should look like.
 func addressLead(e *client.AddressError) string {
+	const unchanged = " Nothing was changed and nothing was removed from the state."
+	switch {
+	case e.Missing != "":
+		return fmt.Sprintf("The address in %s lacks its %s segment, with which the administrator API's address ends: "+
+			"write %s as %s.%s", e.Setting, e.Missing, e.Setting, e.Expected, unchanged)
+	case e.Service != "":
+		return fmt.Sprintf("The platform has no publishing service named %q (publishing_service): the administrator API "+
+			"answered 404 for %s under that name. Correct publishing_service (its default is %q), or set publishing_url to "+
+			"the publishing service's address, and run again.%s", e.Service, e.Path, client.DefaultPublishingService, unchanged)
+	}
 	setting, _, _ := strings.Cut(e.Setting, " ")
 	path := e.Path
 	if path == "" {

@@ -153,7 +153,7 @@ func leadCases() []leadCase {
 		{"a refused login in another form, 401", &client.OAuthError{Status: http.StatusUnauthorized},
 			"check username and password, and the application credential (client_id/client_secret or basic_token)"},
 		{"a refused administrator login in another form", &client.AdminLoginRefusedError{Err: &client.APIError{Status: http.StatusUnauthorized, Message: "Unauthorized"}},
-			"The administrator API login (admin_username/admin_password at admin_url) was refused"},
+			"The administrator API login (admin_username/admin_password) was refused"},
 		{"a Retry-After past the budget", &client.RetryAfterError{Wait: time.Hour, Left: time.Minute, Status: http.StatusTooManyRequests},
 			"Run again later, or with a lower -parallelism"},
 		{"a proxy's login page", api(http.StatusProxyAuthRequired, "", func(e *client.APIError) {

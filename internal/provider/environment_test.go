@@ -106,7 +106,7 @@ func TestAccEnvironment_everySettingFromItsVariable(t *testing.T) {
 			one("publishing_url", emu.AdminURL(gatewayURL)+"/apis/media.publishing;version=2;realm=global"),
 			errorPattern("The address in publishing_url does not lead to the platform's API", "studio.publishing"),
 		},
-		"publishing_service": {one("publishing_service", service), one("publishing_service", "media.publishing"), errorPattern("The address in admin_url (with publishing_service) does not lead to the platform's API", "/apis/media.publishing;version=2")},
+		"publishing_service": {one("publishing_service", service), one("publishing_service", "media.publishing"), errorPattern(`The platform has no publishing service named "media.publishing" (publishing_service)`)},
 		"registry_url": {
 			one("registry_url", cfg.PlatformURL+"/apis/registry;version=0/serviceroots"),
 			one("registry_url", cfg.PlatformURL+"/apis/registry;version=9/nothing"),

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
@@ -50,15 +51,38 @@ func TestPlanChecks_renewBeforeLifetime(t *testing.T) {
 }
 
 // TestPlanChecks_conflictingCredentials: basic_token beside client_id or
-// client_secret is reported when the configuration is validated.
+// client_secret (or both) in the provider block is reported when the configuration is
+// validated, in one error that names what is set and the fix, in the words the same
+// conflict gets from the environment.
 func TestPlanChecks_conflictingCredentials(t *testing.T) {
 	t.Parallel()
 	emu := newTestEmulator(t)
-	cfg := emu.config()
-	cfg.BasicToken = "dGVycmFmb3JtOnRlcnJhZm9ybS1zZWNyZXQ="
-	testRejectedBeforeRequests(t, emu, func(string) string {
-		return providerBlock(cfg) + `data "mediaplatform_health" "test" {}`
-	}, []rejectedConfig{{"", []string{"basic_token", "client_id", "cannot be configured together"}}})
+	for _, c := range []struct {
+		id, secret string
+		named      string
+	}{
+		{"terraform", "terraform-secret", "client_id and client_secret (in the provider configuration)"},
+		{"terraform", "", "client_id (in the provider configuration)"},
+		{"", "terraform-secret", "client_secret (in the provider configuration)"},
+	} {
+		cfg := emu.config()
+		cfg.BasicToken = "dGVycmFmb3JtOnRlcnJhZm9ybS1zZWNyZXQ="
+		cfg.ClientID, cfg.ClientSecret = c.id, c.secret
+		diags, _ := protocolRun(t, providerBlock(cfg)+`data "mediaplatform_health" "test" {}`)
+		text := planDiagnosticsText(diags)
+		errs := 0
+		for _, d := range diags {
+			if d.Severity == tfprotov6.DiagnosticSeverityError {
+				errs++
+			}
+		}
+		if errs != 1 || !errorPattern("Error: Conflicting application credentials",
+			"basic_token (in the provider configuration) and "+c.named+" are both set",
+			"set either basic_token, or both client_id and client_secret, and unset the other").MatchString(text) {
+			t.Errorf("basic_token beside %s: want one error naming both and the fix, got %d:\n%s", c.named, errs, text)
+		}
+	}
+	expectNoRequests(t, emu)
 }
 
 // TestProviderConfigure_conflictingCredentialsFromEnvironment: the same conflict when

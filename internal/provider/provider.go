@@ -14,7 +14,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/providervalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -102,10 +101,55 @@ const keptSpace = "whitespace at either end is kept, since a secret may hold it;
 // ConfigValidators reports, at validation time, both forms of the application
 // credential set in the configuration.
 func (p *mediaplatformProvider) ConfigValidators(context.Context) []provider.ConfigValidator {
-	return []provider.ConfigValidator{
-		providervalidator.Conflicting(path.MatchRoot("basic_token"), path.MatchRoot("client_id")),
-		providervalidator.Conflicting(path.MatchRoot("basic_token"), path.MatchRoot("client_secret")),
+	return []provider.ConfigValidator{oneApplicationCredential{}}
+}
+
+// oneApplicationCredential reports basic_token beside client_id or client_secret in
+// the provider block as one error with the fix, in the words Configure gives the same
+// conflict through the environment (conflictingCredentials); the framework's
+// Conflicting and ConflictsWith gave one error per pair and per side, and no fix.
+type oneApplicationCredential struct{}
+
+func (oneApplicationCredential) Description(context.Context) string {
+	return "basic_token, or client_id and client_secret, not both"
+}
+
+func (v oneApplicationCredential) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (oneApplicationCredential) ValidateProvider(ctx context.Context, req provider.ValidateConfigRequest, resp *provider.ValidateConfigResponse) {
+	var basic, id, secret types.String
+	for _, a := range []struct {
+		name string
+		v    *types.String
+	}{{"basic_token", &basic}, {"client_id", &id}, {"client_secret", &secret}} {
+		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root(a.name), a.v)...)
 	}
+	if resp.Diagnostics.HasError() || basic.IsNull() || (id.IsNull() && secret.IsNull()) {
+		return
+	}
+	var others []string
+	if !id.IsNull() {
+		others = append(others, "client_id")
+	}
+	if !secret.IsNull() {
+		others = append(others, "client_secret")
+	}
+	resp.Diagnostics.AddAttributeError(path.Root("basic_token"), conflictingCredentialsSummary,
+		conflictingCredentials("basic_token (in the provider configuration)",
+			strings.Join(others, " and ")+" (in the provider configuration)"))
+}
+
+// conflictingCredentialsSummary is the summary of conflictingCredentials.
+const conflictingCredentialsSummary = "Conflicting application credentials"
+
+// conflictingCredentials is the detail of both forms of the application credential
+// set: basic says where basic_token is set, others where client_id or client_secret are.
+func conflictingCredentials(basic, others string) string {
+	return fmt.Sprintf("%s and %s are both set. They are two forms of the same credential, and the provider does not "+
+		"guess which one you mean: set either basic_token, or both client_id and client_secret, and unset the other "+
+		"(in the configuration or the environment).", basic, others)
 }
 
 func (p *mediaplatformProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -162,13 +206,15 @@ func (p *mediaplatformProvider) Schema(_ context.Context, _ provider.SchemaReque
 				Sensitive:           true,
 			},
 			"basic_token": schema.StringAttribute{
-				MarkdownDescription: "The application credential already encoded for HTTP Basic authentication (base64 of `client_id:client_secret`). " +
+				MarkdownDescription: "The application credential already encoded for HTTP Basic authentication (standard Base64 of " +
+					"`client_id:client_secret`, as `printf '%s' 'id:secret' | base64 -w0` writes it), with or without `Basic ` " +
+					"before it. A value that is not Base64, such as `id:secret` pasted unencoded or `base64`'s output wrapped " +
+					"over lines, is refused at plan; one whose decoded form holds no `:`, or whose secret ends with the line " +
+					"break `echo id:secret | base64` encodes, gives a warning. " +
 					"Conflicts with `client_id` and `client_secret`. Environment variable: `" + client.EnvBasicToken + "`.",
-				Optional:  true,
-				Sensitive: true,
-				Validators: []validator.String{
-					stringvalidator.ConflictsWith(path.MatchRoot("client_id"), path.MatchRoot("client_secret")),
-				},
+				Optional:   true,
+				Sensitive:  true,
+				Validators: []validator.String{basicToken()},
 			},
 			"username": schema.StringAttribute{
 				MarkdownDescription: "Platform user for the password grant. Environment variable: `" + client.EnvUsername + "`.",
@@ -353,11 +399,24 @@ func (p *mediaplatformProvider) Configure(ctx context.Context, req provider.Conf
 		if cfg.ClientID == "" {
 			other = from(data.ClientSecret, "client_secret", client.EnvClientSecret)
 		}
-		resp.Diagnostics.AddError("Conflicting application credentials",
-			fmt.Sprintf("%s and %s are both set. They are two forms of the same credential, and the provider does not "+
-				"guess which one you mean: set either basic_token, or both client_id and client_secret, and unset the other "+
-				"(in the configuration or the environment).", from(data.BasicToken, "basic_token", client.EnvBasicToken), other))
+		resp.Diagnostics.AddError(conflictingCredentialsSummary,
+			conflictingCredentials(from(data.BasicToken, "basic_token", client.EnvBasicToken), other))
 		return
+	}
+
+	if data.BasicToken.IsNull() && cfg.BasicToken != "" {
+		// From the environment: judged as the schema's validator judges the configuration's.
+		problem, warning := client.CheckBasicToken(cfg.BasicToken)
+		if problem != "" {
+			resp.Diagnostics.AddError("Invalid provider setting", fmt.Sprintf("The environment variable %s (it sets the "+
+				"provider argument basic_token) must be the standard Base64 of client_id:client_secret; %s. Correct or "+
+				"unset it.", client.EnvBasicToken, problem))
+			return
+		}
+		if warning != "" {
+			resp.Diagnostics.AddWarning("Application credential the platform will likely refuse", fmt.Sprintf("The "+
+				"environment variable %s (it sets the provider argument basic_token), %s.", client.EnvBasicToken, warning))
+		}
 	}
 
 	c, err := p.clientFor(cfg)

@@ -223,7 +223,7 @@ data "mediaplatform_scores" "some" {
 			ProtoV6ProviderFactories: testProviderFactories(t),
 			Steps: []resource.TestStep{{
 				Config: emu.providerConfig() + config,
-				ExpectError: errorPattern("Unable to list scores", "The platform's token service has moved or is moving: "+
+				ExpectError: errorPattern("Unable to list scores", "The platform's token service, found through platform_url, has moved or is moving: "+
 					"POST /auth/oauth2/ropc/default, where its /auth document led, answered HTTP 410, and /auth, read again, "+
 					"still leads there. Run again once"),
 			}},
@@ -257,7 +257,7 @@ data "mediaplatform_scores" "some" {
 			ProtoV6ProviderFactories: testProviderFactories(t),
 			Steps: []resource.TestStep{{
 				Config: emu.providerConfig() + config,
-				ExpectError: errorPattern("Unable to list scores", "The platform's token service has moved or is moving: "+
+				ExpectError: errorPattern("Unable to list scores", "The platform's token service, found through platform_url, has moved or is moving: "+
 					"POST /auth/oauth2/ropc/default, where its /auth document led, answered HTTP 404, and so did "+
 					emulator.MovedTokenService+"/oauth2/ropc/default, where /auth leads when read again."),
 			}},

@@ -106,7 +106,7 @@ data "mediaplatform_external_authentication" "many" {
   count = %d
 }
 `, reads),
-					ExpectError: errorPattern("The administrator API login (admin_username/admin_password at admin_url) was refused"),
+					ExpectError: errorPattern("The administrator API login (admin_username/admin_password) was refused"),
 				}},
 			})
 		})
@@ -148,7 +148,7 @@ data "mediaplatform_external_authentication" "many" {
 }
 `, reads))
 	expectLeadOnce(t, w, "plan", reads, "",
-		"The administrator API login (admin_username/admin_password at admin_url) was refused", "admin_username and admin_password")
+		"The administrator API login (admin_username/admin_password) was refused", "admin_username and admin_password")
 }
 
 // expectLeadOnce runs terraform command in w, which must fail for objects objects with

@@ -2,12 +2,14 @@ package provider
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -208,9 +210,9 @@ resource "mediaplatform_external_authentication" "test" {
 		{`max_retries = 11`, []string{"max_retries", "between 0 and 10, got: 11"}},
 		{`max_retries = -1`, []string{"max_retries", "between 0 and 10, got: -1"}},
 		{"basic_token = \"dGVycmFmb3JtOnRlcnJhZm9ybS1zZWNyZXQ=\"\n  client_id = \"terraform\"",
-			[]string{`Attribute "client_id" cannot be specified when "basic_token" is specified`}},
+			[]string{"basic_token (in the provider configuration) and client_id (in the provider configuration) are both set"}},
 		{"basic_token = \"dGVycmFmb3JtOnRlcnJhZm9ybS1zZWNyZXQ=\"\n  client_secret = \"terraform-secret\"",
-			[]string{`Attribute "client_secret" cannot be specified when "basic_token" is specified`}},
+			[]string{"basic_token (in the provider configuration) and client_secret (in the provider configuration) are both set"}},
 	})
 }
 
@@ -349,5 +351,40 @@ resource "mediaplatform_score_view" "test" {
 				}
 			}
 		})
+	}
+}
+
+// TestProviderConfigure_basicTokenFromEnvironment: MEDIAPLATFORM_BASIC_TOKEN is judged
+// as basic_token is at plan (client.CheckBasicToken): pasted unencoded it is refused
+// naming the variable, with `echo`'s line break encoded it is warned of; neither
+// message quotes it. Before, both reached the platform and came back as invalid_client.
+func TestProviderConfigure_basicTokenFromEnvironment(t *testing.T) {
+	// Not parallel: it sets environment variables.
+	for _, c := range []struct {
+		token    string
+		severity diag.Severity
+		want     string
+	}{
+		{"terraform:terraform-secret", diag.SeverityError, "holds a ':'"},
+		{base64.StdEncoding.EncodeToString([]byte("terraform:terraform-secret\n")), diag.SeverityWarning,
+			"its secret ends with a line break"},
+	} {
+		t.Setenv(client.EnvBasicToken, c.token)
+		t.Setenv(client.EnvClientID, "")
+		t.Setenv(client.EnvClientSecret, "")
+		_, resp := configureProvider(t, map[string]tftypes.Value{})
+		var found bool
+		for _, d := range resp.Diagnostics {
+			text := d.Summary() + ": " + d.Detail()
+			if strings.Contains(text, "terraform-secret") || strings.Contains(text, c.token) {
+				t.Errorf("a diagnostic quotes the credential: %s", text)
+			}
+			found = found || d.Severity() == c.severity && strings.Contains(text, client.EnvBasicToken) &&
+				strings.Contains(text, c.want)
+		}
+		if !found {
+			t.Errorf("%s from the environment: want a diagnostic naming %s and %q, got %v", c.want, client.EnvBasicToken,
+				c.want, resp.Diagnostics)
+		}
 	}
 }

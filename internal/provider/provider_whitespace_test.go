@@ -245,3 +245,26 @@ func TestUnparsableAddressIsShown(t *testing.T) {
 		t.Errorf("the error does not show the address with its line break visible (%s):\n%s", want, text)
 	}
 }
+
+// TestProviderBasicTokenSecretWithLineBreakLeads: a basic_token encoded from
+// `echo id:secret | base64` is sent (a secret may end with a line break), and when the
+// platform refuses it, the lead names it first, as it names a password ending with one.
+func TestProviderBasicTokenSecretWithLineBreakLeads(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	cfg := emu.config()
+	cfg.BasicToken = base64.StdEncoding.EncodeToString([]byte(cfg.ClientID + ":" + cfg.ClientSecret + "\n"))
+	cfg.ClientID, cfg.ClientSecret = "", ""
+	diags, _ := protocolRun(t, providerBlock(cfg)+`data "mediaplatform_health" "test" {}`)
+	var lead string
+	for _, d := range diags {
+		if d.Severity == tfprotov6.DiagnosticSeverityError {
+			lead = d.Detail
+			break
+		}
+	}
+	want := "`basic_token` holds a secret that ends with a line break, sent as part of it, and the login was refused"
+	if !strings.HasPrefix(lead, want) {
+		t.Errorf("the refused login's lead does not start with %q:\n%s", want, planDiagnosticsText(diags))
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"strings"
 	"sync"
 	"time"
 
@@ -97,7 +98,8 @@ func (r *scoreResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 					"case of the scheme and the host, the default port, `.` and `..` segments, the case of percent-encodings, " +
 					"percent-encoded letters and digits), not as a string: a platform that answers another spelling of the " +
 					"address changes nothing, and changing it to another spelling of the same address publishes nothing (the " +
-					"state takes the new spelling).",
+					"state takes the new spelling). Whitespace at either end is refused at plan, naming what the value starts or " +
+					"ends with (`trimspace()` removes it from a value read from a file).",
 				Required:      true,
 				CustomType:    scoreURLType{},
 				Validators:    []validator.String{scoreURL()},
@@ -148,9 +150,13 @@ func (r *scoreResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 					"score adopted. With `create_before_destroy`, a replacement meets its alias held by the score it " +
 					"replaces and adopts it (the score is kept, not published again), unless that score's rendering failed " +
 					"(status `error`): such a score is never adopted, the replacement fails on its alias, and the way out is " +
-					"to remove `create_before_destroy`. Leave it off where another configuration publishes the same `score_id` and " +
-					"`score_url` as the same user: it would share the score. A score created, adopted or imported once in a " +
-					"run is never adopted by another resource. Default `false`. Changes apply in place.",
+					"to remove `create_before_destroy`. Leave it off where another state publishes the same `score_id` and " +
+					"`score_url` as the same user: another workspace of this configuration (a fixed `score_id` is the same in " +
+					"every workspace), a copy of it in another directory or CI job, or another configuration. Adopting would " +
+					"give the score two owners, and the first `terraform destroy` of either deletes it under the other; keep " +
+					"the aliases of workspaces apart with the workspace in them, `score_id = \"${terraform.workspace}-name\"`. " +
+					"A score created, adopted or imported once in a run is never adopted by another resource of it: two " +
+					"resources of one configuration need two `score_id`s. Default `false`. Changes apply in place.",
 				Optional: true,
 				Computed: true,
 				Default:  booldefault.StaticBool(false),
@@ -447,22 +453,25 @@ func (r *scoreResource) unrecordedScore(ctx context.Context, plan scoreModel, hi
 		return held, fmt.Sprintf("Nothing to do: score %[2]s, which held the alias %[1]q (score_id), is this resource's now, and "+
 			"nothing was published. It was published at %[3]s with this resource's score_url and options by this provider's "+
 			"user %[4]q and no resource of this run holds it, and adopt_unrecorded is set: a run of this configuration "+
-			"stopped before it could save its state (terraform killed, a CI job cancelled) published it.",
-			alias, held.ID, published, user)
+			"stopped before it could save its state (terraform killed, a CI job cancelled) published it. %[5]s",
+			alias, held.ID, published, user, otherStatesAdopted)
 	case own && adopt:
 		return nil, fmt.Sprintf("Give each resource its own score_id: the alias %q is taken by score %s, which another "+
 			"resource of this run already created, adopted or imported.", alias, held.ID)
 	case own:
-		return nil, fmt.Sprintf("If score %[2]s is this configuration's, set adopt_unrecorded = true on the resource and apply "+
-			"again, or import it; otherwise choose another score_id. The alias %[1]q (score_id) is taken by score %[2]s, "+
-			"published at %[3]s with this resource's score_url and options by this provider's user %[4]q. If this resource "+
+		return nil, fmt.Sprintf("Before taking over score %[2]s, which holds the alias %[1]q (score_id), make sure no other "+
+			"state of this configuration manages it: another workspace, or a copy in another directory or CI job. It was "+
+			"published at %[3]s with this resource's score_url and options by this provider's user %[4]q. %[5]s Another "+
+			"resource of this configuration with the same score_id holds it just the same: give each resource its own "+
+			"score_id. If this resource "+
 			"is being replaced with create_before_destroy (terraform apply -replace, a taint), that is the score it "+
 			"replaces: an alias is unique, so the replacement cannot be published while that score holds it; "+
 			"adopt_unrecorded keeps it as the replacement, and without create_before_destroy it is deleted before the "+
 			"replacement is published. Otherwise a run of this configuration that was stopped before it could save its "+
-			"state (terraform killed, a CI job cancelled) left it behind. The provider does not adopt it unless told, since "+
-			"another configuration may manage it. To import it: terraform import <the resource address named below> %[1]s "+
-			"(or an import block with id = %[1]q).", alias, held.ID, published, user)
+			"state (terraform killed, a CI job cancelled) left it behind: set adopt_unrecorded = true on the resource and "+
+			"apply again, or import it: terraform import <the resource address named below> %[1]s (or an import block with "+
+			"id = %[1]q). The provider does not adopt it unless told, since another state or configuration may manage it.",
+			alias, held.ID, published, user, otherStatesHold)
 	}
 	return nil, fmt.Sprintf("If score %[2]s is this configuration's, import it: terraform import <the resource address named "+
 		"below> %[1]s (or an import block with id = %[1]q); otherwise choose another score_id. The alias %[1]q (score_id) "+
@@ -470,6 +479,21 @@ func (r *scoreResource) unrecordedScore(ctx context.Context, plan scoreModel, hi
 		"provider's user %[5]q, so adopt_unrecorded does not take it: another configuration may manage it.",
 		alias, held.ID, published, publisherName(held.Publisher), user)
 }
+
+// otherStatesHold says what a score held by another state of the same configuration
+// means, and how to keep the states' aliases apart: the aliases of a configuration are
+// the same in each of its states, and the provider sees only the one it runs for.
+const otherStatesHold = "Each workspace has a state of its own while a fixed score_id is the same in all of them, so " +
+	"a new workspace meets the aliases another workspace published: there, choose other aliases, with the workspace " +
+	"in them (score_id = \"${terraform.workspace}-<name>\"), since adopting or importing the score gives it two owners, " +
+	"and the first terraform destroy of either deletes it under the other."
+
+// otherStatesAdopted is otherStatesHold for a score adopted: what to do if another
+// state manages it after all.
+const otherStatesAdopted = "If another state of this configuration manages it instead (another workspace, a copy in " +
+	"another directory or CI job), it now has two owners, and the first terraform destroy of either deletes it under " +
+	"the other: remove it from this state (terraform state rm <the resource address named below>) and give each state " +
+	"its own aliases, with the workspace in them (score_id = \"${terraform.workspace}-<name>\")."
 
 // timeMillis formats a moment to the millisecond, for messages that compare two.
 const timeMillis = "2006-01-02T15:04:05.000Z07:00"
@@ -512,6 +536,10 @@ func publishHint(err error, alias string) string {
 		return fmt.Sprintf("The platform may have published the score although its answer was lost, and looking it up by its "+
 			"alias failed too. Before applying again, check whether a score with alias %q exists and import it with "+
 			"`terraform import` and the alias.", alias)
+	case status != 0 && apiErr.Path != "" && !strings.Contains(apiErr.Path, "/scores"):
+		// A request the publish needs first (the token flow's discovery, a grant) failed:
+		// the first sentence is about it, and the score's arguments were never sent.
+		return fmt.Sprintf("%s %s, which the publish needs first, failed, so nothing was published.", apiErr.Method, apiErr.Path)
 	case client.IsConflict(err):
 		return fmt.Sprintf("The alias %q (score_id) is used by another score: import that score with `terraform import` and "+
 			"the alias to manage it, or choose another score_id.", alias)

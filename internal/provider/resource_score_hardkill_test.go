@@ -105,9 +105,9 @@ func TestAccScoreHardKillRecovery(t *testing.T) {
 		ProtoV6ProviderFactories: testProviderFactories(t),
 		Steps: []resource.TestStep{{
 			Config: hardKillConfig(emu, name, false),
-			ExpectError: errorPattern("Unable to publish score", "set adopt_unrecorded = true on the resource and apply again",
-				"published at", "with this resource's score_url", "a run of this configuration that was stopped before it could "+
-					"save its state", "terraform import"),
+			ExpectError: errorPattern("Unable to publish score", "published at", "with this resource's score_url",
+				"a run of this configuration that was stopped before it could save its state",
+				"set adopt_unrecorded = true on the resource and apply again", "terraform import"),
 		}, {
 			Config:            hardKillConfig(emu, name, true),
 			ConfigStateChecks: checks,

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -49,6 +50,72 @@ func TestAccScoreLeads_replaceWithCreateBeforeDestroy(t *testing.T) {
 		"Otherwise a run of this configuration that was stopped before it could save its state")
 	if !want.MatchString(string(out)) {
 		t.Errorf("the error of -replace under create_before_destroy lacks %q:\n%s", want, out)
+	}
+}
+
+// workspaceScoreConfig is one aliased score, adopt_unrecorded set or not.
+func workspaceScoreConfig(scoreURL, alias string, adopt bool) string {
+	return fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  score_url          = %q
+  score_id           = %q
+  wait_for_rendering = false
+  adopt_unrecorded   = %t
+}
+`, scoreURL, alias, adopt)
+}
+
+// TestAccScoreLeads_secondWorkspace: a new workspace of a configuration with a fixed
+// score_id meets the alias the default workspace published. The error's first sentence
+// sends the user to the other states of the configuration (another workspace, a copy
+// elsewhere) before any take-over, and says how to keep aliases apart
+// (terraform.workspace in score_id), and names the sibling resource case. Adopting it
+// anyway warns that another workspace may own it and how to undo it. Following the
+// advice, the workspace publishes its own score beside the default workspace's. Before,
+// the lead said "If score … is this configuration's, set adopt_unrecorded = true" and
+// named only a stopped run or another configuration.
+func TestAccScoreLeads_secondWorkspace(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
+	// The platform's clock: a minute passes between the two workspaces' runs, so that
+	// the default workspace's score is older than the staging run by more than the
+	// clock's tolerance, as it is in use.
+	var later atomic.Int64
+	emu := newTestEmulatorWith(t, "the platform's clock", emulator.Options{RenderDelay: testRenderDelay,
+		PlatformClock: func() time.Time { return time.Now().Add(time.Duration(later.Load())) }})
+	alias, scoreURL := accName(), accScoreURL("workspaces")
+	w := newWorkspace(t, emu, workspaceScoreConfig(scoreURL, alias, false))
+	w.run("apply", "-auto-approve")
+	later.Store(int64(time.Minute))
+	w.run("workspace", "new", "staging")
+
+	out, err := w.command("apply", "-auto-approve").CombinedOutput()
+	if err == nil {
+		t.Fatalf("the staging workspace published a score under the default workspace's alias:\n%s", out)
+	}
+	lead := errorPattern("Unable to publish score", "Before taking over score", "which holds the alias "+fmt.Sprintf("%q", alias),
+		"make sure no other state of this configuration manages it: another workspace, or a copy in another directory "+
+			"or CI job.", `score_id = "${terraform.workspace}-<name>"`, "Another resource of this configuration with the "+
+			"same score_id holds it just the same")
+	if !lead.MatchString(string(out)) {
+		t.Errorf("the 409 in a second workspace lacks %q:\n%s", lead, out)
+	}
+
+	w.write(workspaceScoreConfig(scoreURL, alias, true))
+	out = []byte(w.run("apply", "-auto-approve"))
+	warning := errorPattern("Warning: Score adopted", "If another state of this configuration manages it instead "+
+		"(another workspace, a copy in another directory or CI job), it now has two owners", "terraform state rm",
+		`score_id = "${terraform.workspace}-<name>"`)
+	if !warning.MatchString(string(out)) {
+		t.Errorf("the adoption in a second workspace lacks %q:\n%s", warning, out)
+	}
+	w.run("state", "rm", "mediaplatform_score.test")
+
+	// The advice: the workspace in the alias keeps the states apart.
+	w.write(workspaceScoreConfig(scoreURL, "${terraform.workspace}-"+alias, false))
+	w.run("apply", "-auto-approve")
+	if n := emu.control(t, "score counts").Stats().Scores; n != 2 {
+		t.Errorf("the platform holds %d scores, want the default workspace's and staging's", n)
 	}
 }
 

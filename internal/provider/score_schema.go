@@ -49,7 +49,7 @@ var scoreFilters = map[string]scoreFilter{
 	},
 	"score_url": {
 		description: "Only scores published from exactly this address (an absolute `http` or `https` URL, " +
-			"compared as a string). Default: any address.",
+			"compared as a string; whitespace at either end is refused at plan). Default: any address.",
 		validators: []validator.String{scoreURL()},
 	},
 }

@@ -171,7 +171,8 @@ resource "mediaplatform_score" "test" {
 				},
 				Config:  config,
 				Destroy: true,
-				ExpectError: errorPattern("Unable to delete score", "The address in publishing_url answered with an HTML page",
+				// publishing_url is unset: its address is admin_url's, the setting named.
+				ExpectError: errorPattern("Unable to delete score", "The address in admin_url answered with an HTML page",
 					"proxy", "still exists"),
 			},
 			{

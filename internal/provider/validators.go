@@ -121,6 +121,11 @@ func scoreURL() validator.String {
 }
 
 func checkScoreURL(s string) string {
+	if space := client.SurroundingSpace(s); space != "" {
+		// Named, not trimmed as the provider's addresses are: Terraform keeps a resource
+		// argument as configured, so a trimmed address would differ from its state.
+		return fmt.Sprintf("%q %s: remove it, or write trimspace(...) around a value read from a file", s, space)
+	}
 	if reason := checkAbsoluteURL(s); reason != "" {
 		return reason
 	}
@@ -469,4 +474,36 @@ func ownedHeaderAdvice(name string) string {
 		"CF-Access-Client-Secret, or an API key header such as X-API-Key; a client certificate goes in client_cert_pem " +
 		"and client_key_pem. A forward proxy's login goes in the proxy address instead: " +
 		"HTTPS_PROXY=http://user:password@proxy:port."
+}
+
+// basicToken checks basic_token as the client sends it and the platform decodes it
+// (client.CheckBasicToken): a value that can never be taken is refused, one whose
+// decoded form the platform will likely refuse is warned of. Neither message quotes it.
+func basicToken() validator.String { return basicTokenValidator{} }
+
+type basicTokenValidator struct{}
+
+var _ validator.String = basicTokenValidator{}
+
+func (basicTokenValidator) Description(context.Context) string {
+	return "the standard Base64 of client_id:client_secret, optionally after \"Basic \" (whitespace at either end is removed)"
+}
+
+func (v basicTokenValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (v basicTokenValidator) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	problem, warning := client.CheckBasicToken(req.ConfigValue.ValueString())
+	if problem != "" {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid attribute value",
+			fmt.Sprintf("Attribute %s value must be %s; %s.", req.Path, v.Description(ctx), problem))
+	}
+	if warning != "" {
+		resp.Diagnostics.AddAttributeWarning(req.Path, "Application credential the platform will likely refuse",
+			fmt.Sprintf("Attribute %s, %s.", req.Path, warning))
+	}
 }

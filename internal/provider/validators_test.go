@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/base64"
 	"strings"
 	"testing"
 
@@ -173,5 +174,69 @@ func TestDataSourceKnownScoreStatusValidator(t *testing.T) {
 		case tc.warning != "" && (len(warnings) != 1 || !strings.Contains(warnings[0].Detail(), tc.warning)):
 			t.Errorf("%s: warnings %v, want one containing %q", tc.value, warnings, tc.warning)
 		}
+	}
+}
+
+// TestBasicTokenValidator_atPlan: a basic_token that is not Base64 (pasted unencoded,
+// wrapped by `base64`, URL-safe) is refused when the configuration is validated, naming
+// the attribute, before any request; one whose decoded secret ends with `echo`'s line
+// break, or that holds no ':', is warned of. No message quotes the credential.
+func TestBasicTokenValidator_atPlan(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	withToken := func(token string) string {
+		cfg := emu.config()
+		cfg.ClientID, cfg.ClientSecret, cfg.BasicToken = "", "", token
+		return providerBlock(cfg)
+	}
+	pair := emu.config().ClientID + ":" + emu.config().ClientSecret
+	encoded := base64.StdEncoding.EncodeToString([]byte(pair))
+	for _, c := range []struct {
+		token string
+		want  []string
+	}{
+		{pair, []string{"Error: Invalid attribute value", "at basic_token", "basic_token", "holds a ':'", "not yet encoded"}},
+		{encoded[:8] + "\n" + encoded[8:], []string{"Error:", "at basic_token", "a line break inside it", "base64 -w0"}},
+		{strings.TrimRight(encoded, "=") + "-_", []string{"Error:", "at basic_token", "URL-safe Base64"}},
+		{"not*base64", []string{"Error:", "at basic_token", "is not Base64"}},
+		{"bm90 YmFzZTY0", []string{"Error:", "at basic_token", "a space or a tab inside it"}},
+		{base64.StdEncoding.EncodeToString([]byte(pair + "\n")),
+			[]string{"Warning:", "at basic_token", "its secret ends with a line break", "printf"}},
+		{base64.StdEncoding.EncodeToString([]byte(strings.Replace(pair, ":", "", 1))),
+			[]string{"Warning:", "at basic_token", "holds no ':'"}},
+		{"Basic " + encoded + "\n", nil},
+	} {
+		diags, _ := protocolRun(t, withToken(c.token))
+		text := planDiagnosticsText(diags)
+		switch {
+		case c.want == nil && text != "":
+			t.Errorf("a working basic_token drew diagnostics:\n%s", text)
+		case c.want != nil && !errorPattern(c.want...).MatchString(text):
+			t.Errorf("basic_token %q: want %q, got:\n%s", c.token, c.want, text)
+		}
+		if strings.Contains(text, emu.config().ClientSecret) || (len(c.token) > 8 && strings.Contains(text, c.token)) {
+			t.Errorf("a diagnostic quotes the credential:\n%s", text)
+		}
+	}
+	expectNoRequests(t, emu)
+}
+
+// TestScoreURLValidator_surroundingWhitespace: a score_url with whitespace at either
+// end, in the resource and in the filters, is refused at plan naming score_url and
+// what it starts or ends with, the value shown with the whitespace visible, as the
+// provider's address settings show an address that cannot be parsed; not as "first
+// path segment in URL cannot contain colon".
+func TestScoreURLValidator_surroundingWhitespace(t *testing.T) {
+	t.Parallel()
+	emu := newTestEmulator(t)
+	for _, header := range []string{`resource "mediaplatform_score" "test"`, `data "mediaplatform_scores" "test"`} {
+		testRejectedBeforeRequests(t, emu, blockConfig(emu, header), []rejectedConfig{
+			{`score_url = " https://cdn.example/a.sib"`,
+				[]string{"score_url", `" https://cdn.example/a.sib" starts with a space`, "trimspace("}},
+			{`score_url = "https://cdn.example/a.sib\n"`,
+				[]string{"score_url", `"https://cdn.example/a.sib\n" ends with a line break`, "trimspace("}},
+			{`score_url = "\thttps://cdn.example/a.sib "`,
+				[]string{"score_url", `"\thttps://cdn.example/a.sib " starts with a tab and ends with a space`}},
+		})
 	}
 }
