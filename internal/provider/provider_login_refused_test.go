@@ -171,15 +171,19 @@ func expectLeadOnce(t *testing.T, w *workspace, command string, objects int, sum
 	}
 	lines := strings.Count(strings.TrimSpace(text[errorsAt:]), "\n") + 1
 	t.Logf("terraform %s of %d objects with a wrong password printed %d lines of errors", command, objects, lines)
-	if n := strings.Count(text, "Error: "+summary); n != objects {
-		t.Errorf("%d errors %q for %d objects, want one each:\n%s", n, summary, objects, text)
+	// How many objects a CLI reads once the first have failed is the CLI's to decide
+	// (Terraform 1.15 stops reading the other data sources; 1.11 reads them all): each
+	// error printed, one per object reached, is the lead once and a pointer to it after.
+	errs := strings.Count(text, "Error: "+summary)
+	if errs < 1 || errs > objects {
+		t.Errorf("%d errors %q for %d objects, want one for each object reached:\n%s", errs, summary, objects, text)
 	}
 	if n := len(errorPattern(lead).FindAllString(text, -1)); n != 1 {
 		t.Errorf("the lead is printed %d times, want once:\n%s", n, text)
 	}
 	pointer := errorPattern("The platform refused the same credentials (" + settings + ") as for another object " +
 		"of this run: that object's error says what to check.")
-	if n := len(pointer.FindAllString(text, -1)); n != objects-1 {
-		t.Errorf("%d errors point to the lead, want %d:\n%s", n, objects-1, text)
+	if n := len(pointer.FindAllString(text, -1)); n != errs-1 {
+		t.Errorf("%d errors point to the lead, want %d (one for each other error):\n%s", n, errs-1, text)
 	}
 }
