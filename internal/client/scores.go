@@ -268,6 +268,14 @@ func (c *Client) GetScore(ctx context.Context, idOrAlias string) (*Score, error)
 	return out.whole(), nil
 }
 
+// Final reports whether the score as read is at a final status with all a reader of
+// its rendering needs: an error, or idle with its renderings (a platform that renders
+// as it publishes answers the publish so). A rendering wait for it would read nothing
+// new.
+func (s *Score) Final() bool {
+	return s.Status == ScoreStatusError || s.Status == ScoreStatusIdle && !s.RenderingsAbsent
+}
+
 // NamesByUUID reports whether s is a UUID in a spelling the platform takes for one (contract
 // §C: no alias is), and so names a score by its id, not by an alias.
 func NamesByUUID(s string) bool {

@@ -203,6 +203,11 @@ type Readings struct {
 	// ViewWithoutID (issue 60): a view's answer carries no id: its viewerUrl is the
 	// view's only name ("Response bodies of the score endpoints: not shown").
 	ViewWithoutID bool `json:"viewWithoutId"`
+	// SynchronousRendering (issue 63): the platform renders a score as it publishes it:
+	// the publish answers the score at its final status (idle with its renderings, or
+	// error), and no score is ever pending ("status": "pending" is the specification's
+	// example of a status, not a promise that every publish answers it).
+	SynchronousRendering bool `json:"synchronousRendering"`
 }
 
 // readingFields are the Readings' fields by JSON name, in declaration order.

@@ -207,7 +207,7 @@ func (rec *scoreRecord) toJSON(status string, since time.Time) scoreJSON {
 
 // scoreAt renders the score as it is at now.
 func (e *Emulator) scoreAt(rec *scoreRecord, now time.Time) scoreJSON {
-	return rec.toJSON(rec.progress(now, e.opts.RenderDelay))
+	return rec.toJSON(rec.progress(now, e.renderDelay()))
 }
 
 // Score reports the current status of the score with that UUID or alias, and whether
@@ -220,7 +220,7 @@ func (e *Emulator) Score(idOrAlias string) (status string, ok bool) {
 	if rec == nil {
 		return "", false
 	}
-	status, _ = rec.progress(now, e.opts.RenderDelay)
+	status, _ = rec.progress(now, e.renderDelay())
 	return status, true
 }
 
@@ -384,6 +384,10 @@ func (e *Emulator) handlePublishScore(w http.ResponseWriter, r *http.Request, u 
 		return
 	}
 	var answer any = rec.toJSON(scoreStatusPending, rec.createdAt)
+	if e.readings().SynchronousRendering {
+		// Rendered as it was published: the answer is the score as it is now, final.
+		answer = rec.toJSON(rec.progress(rec.createdAt, 0))
+	}
 	if e.readings().MinimalPublishAnswer {
 		answer = map[string]any{"id": rec.id}
 	}
@@ -882,6 +886,15 @@ func criteriaValueMatches(have, want any) bool {
 	a, errA := json.Marshal(have)
 	b, errB := json.Marshal(want)
 	return errA == nil && errB == nil && bytes.Equal(a, b)
+}
+
+// renderDelay is the time a score spends in each of pending and rendering: none on a
+// platform that renders as it publishes (the reading synchronousRendering).
+func (e *Emulator) renderDelay() time.Duration {
+	if e.readings().SynchronousRendering {
+		return 0
+	}
+	return e.opts.RenderDelay
 }
 
 // GET and DELETE /scores/{id}

@@ -353,8 +353,12 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 	if resp.Diagnostics.HasError() || !plan.WaitForRendering.ValueBool() || settled {
 		return
 	}
-
-	rendered, err := r.client.WaitForRendering(ctx, score.ID)
+	rendered, err := score, error(nil)
+	if !score.Final() {
+		// The publish's answer did not end the rendering: wait for it. One that did (a
+		// platform that renders as it publishes) is not read again.
+		rendered, err = r.client.WaitForRendering(ctx, score.ID)
+	}
 	if rendered != nil {
 		plan.refresh(rendered)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)

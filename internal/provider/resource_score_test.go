@@ -347,3 +347,50 @@ resource "mediaplatform_score" "test" {
 		}},
 	})
 }
+
+// TestAccScore_finalPublishAnswerIsNotReadAgain (issue 63, item 1): on a platform that
+// renders as it publishes (the publish's answer is already idle, with its renderings),
+// an apply sends the publishes and no read of a score or a list to wait for their
+// rendering; on one that answers pending, the wait reads.
+func TestAccScore_finalPublishAnswerIsNotReadAgain(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		sync  bool
+		reads bool
+	}{{"rendersAsItPublishes", true, false}, {"answersPending", false, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			emu := newTestEmulatorWith(t, "the score API's request counts", emulator.Options{RenderDelay: testRenderDelay})
+			ctl := emu.control(t, "the score API's request counts")
+			ctl.SetFaults(emulator.Faults{Readings: emulator.Readings{SynchronousRendering: tc.sync}})
+			const scores = 5
+			config := emu.providerConfig() + fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  count     = %d
+  score_url = "https://cdn.example/final/${count.index}.sib"
+}
+`, scores)
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviderFactories(t),
+				Steps: []resource.TestStep{{
+					Config: config,
+					Check: func(*terraform.State) error {
+						st := ctl.Stats()
+						base := "GET " + ctl.PublishingURL("") + "/scores"
+						reads := st.Requests[base] + st.Requests[base+"/{id}"]
+						publishes := st.Requests["POST "+ctl.PublishingURL("")+"/scores"]
+						t.Logf("%s: %d publishes, %d reads of scores or lists", tc.name, publishes, reads)
+						if publishes != scores {
+							return fmt.Errorf("%d publishes, want %d", publishes, scores)
+						}
+						if (reads > 0) != tc.reads {
+							return fmt.Errorf("%d reads of scores or lists during the apply, want reads: %t", reads, tc.reads)
+						}
+						return nil
+					},
+				}},
+			})
+		})
+	}
+}
