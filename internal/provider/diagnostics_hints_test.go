@@ -3,12 +3,17 @@ package provider
 // The leads' hints, done as they say, through the terraform CLI.
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 )
 
 // TestAccDiagnosticsHints_misspeltVariableAsMeant: with MEDIAPLATFORM_ADMIN_USERNAM set
@@ -86,4 +91,68 @@ func TestAccDiagnosticsHints_noProxyNamesTheHost(t *testing.T) {
 	t.Logf("the lead names %s; NO_PROXY=%s", hint[1], hint[1])
 	w.env = append(w.env, "NO_PROXY="+string(hint[1]))
 	w.run("plan")
+}
+
+// TestAccDiagnosticsHints_rateLimitWaitAsGiven: a platform that allows 25 requests a
+// 10-minute window and answers the next with 429 and "Retry-After: 600", longer than
+// the provider's retry budget: an apply of 30 scores fails with the rate-limit lead.
+// The test does what the lead says: with a lower -parallelism when it says so (at
+// once, -parallelism=1), and when it names a wait, again once that wait is over on
+// the platform's clock. The apply then completes, and the state holds every score the
+// platform holds. Before, the lead said "Run again later, or with a lower
+// -parallelism": a lower -parallelism met the same 429 (the window counts requests,
+// not requests at once), and "later" named no time.
+func TestAccDiagnosticsHints_rateLimitWaitAsGiven(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
+	const scores = 30
+	var ahead atomic.Int64 // how far the platform's clock is ahead of this machine's
+	emu := newTestEmulatorWith(t, "a rate limit on a clock of its own", emulator.Options{RenderDelay: testRenderDelay,
+		RateLimitClock: func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }})
+	ctl := emu.control(t, "a rate limit of 25 requests in 10 minutes")
+	var config strings.Builder
+	for i := range scores {
+		fmt.Fprintf(&config, "resource \"mediaplatform_score\" \"s%d\" {\n  score_url          = %q\n  wait_for_rendering = false\n}\n",
+			i, accScoreURL(accName()))
+	}
+	w := newWorkspace(t, emu, config.String())
+	ctl.SetFaults(emulator.Faults{RateLimitPerSecond: 25, RateLimitWindowSeconds: 600})
+	t.Cleanup(func() {
+		ctl.SetFaults(emulator.Faults{})
+		w.run("destroy", "-auto-approve")
+	})
+	out, err := w.command("apply", "-auto-approve", "-parallelism=30").CombinedOutput()
+	if err == nil {
+		t.Fatalf("the apply of %d scores under a limit of 25 requests succeeded: the test shows no hint:\n%s", scores, out)
+	}
+	lead := regexp.MustCompile(`The\s+platform\s+is\s+limiting\s+the\s+request\s+rate\s+\(HTTP\s+429\)[\s\S]*?\n\s*\n`).Find(out)
+	if lead == nil {
+		t.Fatalf("the failed apply has no rate-limit lead:\n%s", out)
+	}
+	said := strings.Join(strings.Fields(string(lead)), " ")
+	t.Logf("the lead: %s", said)
+	// The run's token removal at its exit met the same 429 (the window was spent), so
+	// that token stays live until it expires on the platform; expire it, so that the
+	// emulator's end-of-test check judges the runs that follow.
+	if n := ctl.Stats().LiveTokens; n > 1 {
+		t.Errorf("the rate-limited run left %d tokens live, want at most its own", n)
+	}
+	ctl.Expire(true, false)
+	args := []string{"apply", "-auto-approve"}
+	if strings.Contains(said, "with a lower -parallelism") {
+		args = append(args, "-parallelism=1")
+	}
+	if m := regexp.MustCompile(`once that wait \(([0-9hms.]+)\) is over`).FindStringSubmatch(said); m != nil {
+		wait, err := time.ParseDuration(m[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		ahead.Add(int64(wait + time.Second))
+	}
+	if out, err := w.command(args...).CombinedOutput(); err != nil {
+		t.Fatalf("the apply done as the lead says (%s) failed:\n%s", strings.Join(args, " "), out)
+	}
+	if inState, held := len(strings.Fields(w.run("state", "list"))), ctl.Stats().Scores; inState != held || held != scores {
+		t.Errorf("the platform holds %d scores and the state %d, want %d of each", held, inState, scores)
+	}
 }
