@@ -6,8 +6,8 @@ resource "mediaplatform_external_authentication" "corp" {
   enabled     = true
 
   servers = [
-    { address = "dc1.corp.example.com", port = 636 },
-    { address = "dc2.corp.example.com", port = 389, enabled = false },
+    { address = "dc1.corp.example", port = 636 },
+    { address = "dc2.corp.example", port = 389, enabled = false },
   ]
 }
 

@@ -1,7 +1,7 @@
 variable "score_base_url" {
   type        = string
   description = "Where the score files are published from."
-  default     = "https://scores.example.com/demo"
+  default     = "https://cdn.example/scores/demo"
 }
 
 # Three published scores. The emulator renders each in a moment; the apply waits for

@@ -12,13 +12,13 @@ terraform {
 # sensitive variables filled from a secret store.
 provider "mediaplatform" {
   # Administrator API: the external authentication settings.
-  admin_url      = "https://media.example.com/api/v1"
+  admin_url      = "https://media.corp.example/api/v1"
   admin_username = "terraform"
   admin_password = var.admin_password
 
   # Platform: token flow, scores and views, commands, data models. The application
   # credential and the platform user log in with the OAuth password grant.
-  platform_url  = "https://media.example.com"
+  platform_url  = "https://media.corp.example"
   client_id     = "terraform"
   client_secret = var.client_secret
   username      = "terraform-ci"

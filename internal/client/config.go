@@ -35,6 +35,12 @@ const (
 	EnvRequestHeaders = "MEDIAPLATFORM_REQUEST_HEADERS"
 	// EnvPlatformHosts holds platform_hosts, comma-separated.
 	EnvPlatformHosts = "MEDIAPLATFORM_PLATFORM_HOSTS"
+	// EnvInsecureSkipVerify holds insecure_skip_verify, "true" or "false".
+	EnvInsecureSkipVerify = "MEDIAPLATFORM_INSECURE_SKIP_VERIFY"
+	// EnvRequestTimeout holds request_timeout, a duration such as "30s".
+	EnvRequestTimeout = "MEDIAPLATFORM_REQUEST_TIMEOUT"
+	// EnvMaxRetries holds max_retries, a whole number.
+	EnvMaxRetries = "MEDIAPLATFORM_MAX_RETRIES"
 )
 
 // EnvVariables lists the environment variables of the provider's settings.
@@ -43,6 +49,7 @@ func EnvVariables() []string {
 		EnvAdminURL, EnvAdminUsername, EnvAdminPassword, EnvPlatformURL, EnvClientID, EnvClientSecret, EnvBasicToken,
 		EnvUsername, EnvPassword, EnvPublishingURL, EnvPublishingService, EnvRegistryURL, EnvRefreshStrategy, EnvRenderWait,
 		EnvCACertPEM, EnvClientCertPEM, EnvClientKeyPEM, EnvRequestHeaders, EnvPlatformHosts,
+		EnvInsecureSkipVerify, EnvRequestTimeout, EnvMaxRetries,
 	}
 }
 
@@ -161,6 +168,10 @@ type Config struct {
 
 // ApplyEnv fills every empty string setting, and PlatformHosts when nil, from its
 // environment variable, so that explicit configuration wins. A nil getenv reads the process environment.
+// The variables of the settings that are not text (EnvInsecureSkipVerify,
+// EnvRequestTimeout, EnvMaxRetries; request_headers' JSON) are read by the provider,
+// which knows whether its configuration set them and checks their values as it checks
+// its arguments.
 func (c *Config) ApplyEnv(getenv func(string) string) {
 	if getenv == nil {
 		getenv = os.Getenv

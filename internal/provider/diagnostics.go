@@ -218,8 +218,12 @@ func causeOnlyLead(err error) string {
 			"the OAuth error %s. Check username, password and the application credential (client_id/client_secret or "+
 			"basic_token).", oauthErr.ErrorCode)
 	case errors.As(err, &rateErr):
-		return fmt.Sprintf("The platform is limiting the request rate (HTTP %d) and asked for a longer wait than the provider "+
-			"spends on retries. Nothing was changed by this request. Run again later, or with a lower -parallelism.", rateErr.Status)
+		// A window's count of requests, not how many run at once, is what such a wait
+		// ends: a lower -parallelism meets the same answer.
+		wait := rateErr.Wait.Round(time.Second)
+		return fmt.Sprintf("The platform is limiting the request rate (HTTP %d) and asked to wait %s, longer than the "+
+			"provider spends on retries. Nothing was changed by this request. Run again once that wait (%s) is over; a "+
+			"lower -parallelism does not shorten it.", rateErr.Status, wait, wait)
 	case !errors.As(err, &apiErr):
 		return ""
 	case apiErr.HTML:

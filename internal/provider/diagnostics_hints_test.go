@@ -3,8 +3,17 @@ package provider
 // The leads' hints, done as they say, through the terraform CLI.
 
 import (
+	"fmt"
+	"net"
+	"os"
 	"regexp"
+	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 )
 
 // TestAccDiagnosticsHints_misspeltVariableAsMeant: with MEDIAPLATFORM_ADMIN_USERNAM set
@@ -35,4 +44,115 @@ resource "mediaplatform_external_authentication" "test" {
 	w.env = append(settings, meant[1]+"="+cfg.AdminUsername)
 	w.run("apply", "-auto-approve")
 	w.run("destroy", "-auto-approve")
+}
+
+// TestAccDiagnosticsHints_noProxyNamesTheHost: with HTTP_PROXY naming a proxy that is
+// down, the lead says the request "never left this machine" and to "name the
+// platform's host in NO_PROXY to reach it directly"; the host that lead names, put in
+// NO_PROXY as it is written there, makes the plan pass. The platform is addressed by
+// this machine's name, which resolves to the loopback address the emulator listens on:
+// net/http sends a request for localhost or a loopback address past any proxy, so an
+// address of those would show neither the error nor the hint.
+func TestAccDiagnosticsHints_noProxyNamesTheHost(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
+	name, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if addrs, err := net.DefaultResolver.LookupHost(t.Context(), name); err != nil || !slices.Contains(addrs, "127.0.0.1") {
+		t.Skipf("this machine's name %q does not resolve to 127.0.0.1 (%v, %v), where the emulator listens", name, addrs, err)
+	}
+	emu := newTestEmulator(t)
+	listening := strings.TrimPrefix(emu.URL, "http://")
+	_, port, _ := net.SplitHostPort(listening)
+	cfg := emu.config()
+	for _, u := range []*string{&cfg.AdminURL, &cfg.PlatformURL, &cfg.PublishingURL, &cfg.RegistryURL} {
+		*u = strings.Replace(*u, listening, net.JoinHostPort(name, port), 1)
+	}
+	l, err := (&net.ListenConfig{}).Listen(t.Context(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := l.Addr().String()
+	_ = l.Close()
+	w := newWorkspace(t, emu, "")
+	w.writeProvider(providerBlock(cfg), `data "mediaplatform_health" "test" {}`+"\n")
+	w.env = []string{"HTTP_PROXY=http://" + down}
+	out, err := w.command("plan").CombinedOutput()
+	if err == nil {
+		t.Fatalf("the plan through a proxy that is down succeeded:\n%s", out)
+	}
+	hint := regexp.MustCompile(`request\s+for\s+(\S+)\s+\(from\s+[a-z_]+\)\s+never\s+left\s+this\s+machine[\s\S]*?` +
+		`name\s+the\s+platform's\s+host\s+in\s+NO_PROXY`).FindSubmatch(out)
+	if hint == nil {
+		t.Fatalf("the lead of a proxy that is down does not say to name the host in NO_PROXY:\n%s", out)
+	}
+	t.Logf("the lead names %s; NO_PROXY=%s", hint[1], hint[1])
+	w.env = append(w.env, "NO_PROXY="+string(hint[1]))
+	w.run("plan")
+}
+
+// TestAccDiagnosticsHints_rateLimitWaitAsGiven: a platform that allows 25 requests a
+// 10-minute window and answers the next with 429 and "Retry-After: 600", longer than
+// the provider's retry budget: an apply of 30 scores fails with the rate-limit lead.
+// The test does what the lead says: with a lower -parallelism when it says so (at
+// once, -parallelism=1), and when it names a wait, again once that wait is over on
+// the platform's clock. The apply then completes, and the state holds every score the
+// platform holds. Before, the lead said "Run again later, or with a lower
+// -parallelism": a lower -parallelism met the same 429 (the window counts requests,
+// not requests at once), and "later" named no time.
+func TestAccDiagnosticsHints_rateLimitWaitAsGiven(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
+	const scores = 30
+	var ahead atomic.Int64 // how far the platform's clock is ahead of this machine's
+	emu := newTestEmulatorWith(t, "a rate limit on a clock of its own", emulator.Options{RenderDelay: testRenderDelay,
+		RateLimitClock: func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }})
+	ctl := emu.control(t, "a rate limit of 25 requests in 10 minutes")
+	var config strings.Builder
+	for i := range scores {
+		fmt.Fprintf(&config, "resource \"mediaplatform_score\" \"s%d\" {\n  score_url          = %q\n  wait_for_rendering = false\n}\n",
+			i, accScoreURL(accName()))
+	}
+	w := newWorkspace(t, emu, config.String())
+	ctl.SetFaults(emulator.Faults{RateLimitPerSecond: 25, RateLimitWindowSeconds: 600})
+	t.Cleanup(func() {
+		ctl.SetFaults(emulator.Faults{})
+		w.run("destroy", "-auto-approve")
+	})
+	out, err := w.command("apply", "-auto-approve", "-parallelism=30").CombinedOutput()
+	if err == nil {
+		t.Fatalf("the apply of %d scores under a limit of 25 requests succeeded: the test shows no hint:\n%s", scores, out)
+	}
+	lead := regexp.MustCompile(`The\s+platform\s+is\s+limiting\s+the\s+request\s+rate\s+\(HTTP\s+429\)[\s\S]*?\n\s*\n`).Find(out)
+	if lead == nil {
+		t.Fatalf("the failed apply has no rate-limit lead:\n%s", out)
+	}
+	said := strings.Join(strings.Fields(string(lead)), " ")
+	t.Logf("the lead: %s", said)
+	// The run's token removal at its exit met the same 429 (the window was spent), so
+	// that token stays live until it expires on the platform; expire it, so that the
+	// emulator's end-of-test check judges the runs that follow.
+	if n := ctl.Stats().LiveTokens; n > 1 {
+		t.Errorf("the rate-limited run left %d tokens live, want at most its own", n)
+	}
+	ctl.Expire(true, false)
+	args := []string{"apply", "-auto-approve"}
+	if strings.Contains(said, "with a lower -parallelism") {
+		args = append(args, "-parallelism=1")
+	}
+	if m := regexp.MustCompile(`once that wait \(([0-9hms.]+)\) is over`).FindStringSubmatch(said); m != nil {
+		wait, err := time.ParseDuration(m[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		ahead.Add(int64(wait + time.Second))
+	}
+	if out, err := w.command(args...).CombinedOutput(); err != nil {
+		t.Fatalf("the apply done as the lead says (%s) failed:\n%s", strings.Join(args, " "), out)
+	}
+	if inState, held := len(strings.Fields(w.run("state", "list"))), ctl.Stats().Scores; inState != held || held != scores {
+		t.Errorf("the platform holds %d scores and the state %d, want %d of each", held, inState, scores)
+	}
 }

@@ -73,7 +73,7 @@ func TestErrors_leadWithTheCause(t *testing.T) {
 		{"permission", problem(http.StatusForbidden, "publishing/FORBIDDEN"),
 			"The platform refused the operation (HTTP 403): the credentials are valid but not allowed to do this."},
 		{"rate limit", problem(http.StatusTooManyRequests, "publishing/TOO_MANY_REQUESTS"),
-			"The platform is limiting the request rate (HTTP 429) and asked for a longer wait than the provider spends on retries."},
+			"The platform is limiting the request rate (HTTP 429) and asked to wait 1h0m0s, longer than the provider spends on retries."},
 		{"server error", problem(http.StatusInternalServerError, "publishing/INTERNAL"),
 			"The platform failed with HTTP 500, a fault on its side rather than in the configuration"},
 	} {

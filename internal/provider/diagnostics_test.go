@@ -155,7 +155,7 @@ func leadCases() []leadCase {
 		{"a refused administrator login in another form", &client.AdminLoginRefusedError{Err: &client.APIError{Status: http.StatusUnauthorized, Message: "Unauthorized"}},
 			"The administrator API login (admin_username/admin_password) was refused"},
 		{"a Retry-After past the budget", &client.RetryAfterError{Wait: time.Hour, Left: time.Minute, Status: http.StatusTooManyRequests},
-			"Run again later, or with a lower -parallelism"},
+			"Run again once that wait (1h0m0s) is over"},
 		{"a proxy's login page", api(http.StatusProxyAuthRequired, "", func(e *client.APIError) {
 			html(e)
 			e.Proxy, e.ProxyVar = "proxy.test:3128", "HTTP_PROXY"

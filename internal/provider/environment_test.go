@@ -6,13 +6,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math/big"
+	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
@@ -128,6 +134,19 @@ func TestAccEnvironment_everySettingFromItsVariable(t *testing.T) {
 			errorPattern(`The environment variable MEDIAPLATFORM_PLATFORM_HOSTS holds "https://platform.example/auth"`, "has a path"),
 		},
 		"request_headers": {one("request_headers", string(headers)), one("request_headers", string(wrongHeaders)), errorPattern("403", "check the names and values in request_headers")},
+		// false: true would let ca_cert_pem's bad value through.
+		"insecure_skip_verify": {
+			one("insecure_skip_verify", "false"), one("insecure_skip_verify", "maybe"),
+			errorPattern(`The environment variable MEDIAPLATFORM_INSECURE_SKIP_VERIFY is "maybe"`),
+		},
+		"request_timeout": {
+			one("request_timeout", "20s"), one("request_timeout", "0s"),
+			errorPattern(`The environment variable MEDIAPLATFORM_REQUEST_TIMEOUT is "0s"`, "not positive"),
+		},
+		"max_retries": {
+			one("max_retries", "2"), one("max_retries", "-1"),
+			errorPattern(`The environment variable MEDIAPLATFORM_MAX_RETRIES is "-1"`, "between 0 and 10"),
+		},
 		"refresh_strategy": {
 			one("refresh_strategy", client.RefreshIndividual), one("refresh_strategy", "fast"),
 			errorPattern(`The environment variable MEDIAPLATFORM_REFRESH_STRATEGY is "fast"`),
@@ -226,6 +245,219 @@ data "mediaplatform_systems" "test" {}
 					documented[setting], out)
 			case !probe.want.Match(out):
 				t.Errorf("%s holding a value that cannot work: the error lacks %q:\n%s", documented[setting], probe.want, out)
+			}
+		})
+	}
+}
+
+// envSample is a value of an argument other than its default, written as its
+// environment variable holds it, with the arguments it cannot go without (a
+// certificate's key), which every configuration of the sample's test holds.
+type envSample struct {
+	value string
+	with  map[string]string
+	// bad is a value the variable may not hold, which Configure refuses naming the
+	// variable ("" where the platform, not the provider, is the judge).
+	bad string
+}
+
+// envSamples holds a sample for every argument with an environment variable;
+// TestEnvironment_eachVariableAloneTakesEffect fails for an argument without one.
+func envSamples(t *testing.T) map[string]envSample {
+	cert, key := testca.New(t, "client CA").Issue(t, "terraform", time.Now().Add(time.Hour))
+	return map[string]envSample{
+		"admin_url":            {value: "https://admin.example/api/v1"},
+		"admin_username":       {value: "admin"},
+		"admin_password":       {value: "admin-secret"},
+		"platform_url":         {value: "https://platform.example", bad: "platform.example"},
+		"client_id":            {value: "terraform"},
+		"client_secret":        {value: "terraform-secret"},
+		"basic_token":          {value: base64.StdEncoding.EncodeToString([]byte("terraform:terraform-secret"))},
+		"username":             {value: "alice"},
+		"password":             {value: "alice-secret"},
+		"publishing_url":       {value: "https://admin.example/api/v1/apis/studio.publishing;version=2;realm=global"},
+		"publishing_service":   {value: "studio.publishing"},
+		"registry_url":         {value: "https://platform.example/apis/registry;version=0/serviceroots"},
+		"platform_hosts":       {value: "platform.internal.example, https://tokens.example:8443"},
+		"ca_cert_pem":          {value: testca.New(t, "private CA").PEM},
+		"client_cert_pem":      {value: cert, with: map[string]string{"client_key_pem": key}},
+		"client_key_pem":       {value: key, with: map[string]string{"client_cert_pem": cert}},
+		"request_headers":      {value: `{"X-Api-Key":"k-123"}`},
+		"insecure_skip_verify": {value: "true", bad: "maybe"},
+		"request_timeout":      {value: "45s", bad: "soon"},
+		"max_retries":          {value: "7", bad: "11"},
+		"refresh_strategy":     {value: client.RefreshIndividual, bad: "fast"},
+		"render_wait":          {value: client.RenderWaitIndividual, bad: "fast"},
+	}
+}
+
+// blockValue is text, as an environment variable holds it, as the value of an
+// argument of type typ in the provider block: the same reading the provider gives
+// the variable, so that the two configurations mean the same.
+func blockValue(t *testing.T, typ tftypes.Type, text string) tftypes.Value {
+	t.Helper()
+	switch {
+	case typ.Is(tftypes.String):
+		return tftypes.NewValue(tftypes.String, text)
+	case typ.Is(tftypes.Bool):
+		b, err := strconv.ParseBool(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tftypes.NewValue(tftypes.Bool, b)
+	case typ.Is(tftypes.Number):
+		n, err := strconv.ParseInt(text, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tftypes.NewValue(tftypes.Number, big.NewFloat(float64(n)))
+	case typ.Is(tftypes.List{ElementType: tftypes.String}):
+		var elems []tftypes.Value
+		for _, h := range client.ParsePlatformHosts(text) {
+			elems = append(elems, tftypes.NewValue(tftypes.String, h))
+		}
+		return tftypes.NewValue(typ, elems)
+	case typ.Is(tftypes.Map{ElementType: tftypes.String}):
+		h, err := client.ParseRequestHeaders(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		elems := map[string]tftypes.Value{}
+		for k, v := range h {
+			elems[k] = tftypes.NewValue(tftypes.String, v)
+		}
+		return tftypes.NewValue(typ, elems)
+	}
+	t.Fatalf("no reading of text as %s", typ)
+	return tftypes.Value{}
+}
+
+// configuredWith configures a fresh provider, in process through the plugin protocol,
+// with block in its provider block and env in the environment (every other
+// MEDIAPLATFORM_* variable unset), and returns the client configuration it built,
+// without the record of which settings came from the environment.
+func configuredWith(t *testing.T, schema *tfprotov6.Schema, block map[string]string, env map[string]string) client.Config {
+	t.Helper()
+	for _, name := range client.EnvVariables() {
+		t.Setenv(name, env[name])
+	}
+	attrs := map[string]tftypes.Value{}
+	for _, a := range schema.Block.Attributes {
+		attrs[a.Name] = tftypes.NewValue(a.ValueType(), nil)
+		if text, ok := block[a.Name]; ok {
+			attrs[a.Name] = blockValue(t, a.ValueType(), text)
+		}
+	}
+	config, err := tfprotov6.NewDynamicValue(schema.ValueType(), tftypes.NewValue(schema.ValueType(), attrs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tp trackedProviders
+	t.Cleanup(func() { tp.closeClients(t) })
+	srv, err := tp.factories()["mediaplatform"]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := srv.ConfigureProvider(t.Context(), &tfprotov6.ConfigureProviderRequest{TerraformVersion: "1.11.4", Config: &config})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := diagnosticsText(resp.Diagnostics)
+	for _, d := range resp.Diagnostics {
+		if d.Severity == tfprotov6.DiagnosticSeverityError {
+			t.Fatalf("configuring with %v and %v: %s", block, env, text)
+		}
+	}
+	p := tp.providers[0]
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	cfg := p.config
+	cfg.FromEnv = nil
+	return cfg
+}
+
+// TestEnvironment_eachVariableAloneTakesEffect walks the provider's schema and, for
+// every argument whose description names an environment variable, configures the
+// provider three ways: the sample value in the provider block, the same value in the
+// variable alone (the block leaves the argument out; it holds only what the sample
+// cannot go without, a certificate's key), and neither. The variable must
+// build the client the block builds, and another than neither does: the variable is
+// read, and read as the argument. Before, insecure_skip_verify, request_timeout and
+// max_retries had no variable.
+func TestEnvironment_eachVariableAloneTakesEffect(t *testing.T) {
+	schemas, err := providerserver.NewProtocol6(New("test")())().GetProviderSchema(t.Context(), &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples := envSamples(t)
+	for _, attr := range schemas.Provider.Block.Attributes {
+		m := documentedVariable.FindStringSubmatch(attr.Description)
+		if m == nil {
+			continue // TestReadmeSettingsTableFollowsTheSchema fails for it
+		}
+		env := m[1]
+		sample, ok := samples[attr.Name]
+		if !ok {
+			t.Errorf("%s has no sample in envSamples: add a value other than its default", attr.Name)
+			continue
+		}
+		t.Run(attr.Name, func(t *testing.T) {
+			neither := configuredWith(t, schemas.Provider, nil, nil)
+			inBlock := maps.Clone(sample.with)
+			if inBlock == nil {
+				inBlock = map[string]string{}
+			}
+			inBlock[attr.Name] = sample.value
+			fromBlock := configuredWith(t, schemas.Provider, inBlock, nil)
+			fromEnv := configuredWith(t, schemas.Provider, sample.with, map[string]string{env: sample.value})
+			if reflect.DeepEqual(fromBlock, neither) {
+				t.Fatalf("%s = %q in the block changes nothing: the sample proves nothing", attr.Name, sample.value)
+			}
+			if !reflect.DeepEqual(fromEnv, fromBlock) {
+				t.Errorf("%s=%q alone does not configure the provider as %s does in the block:\nfrom %s: %+v\nfrom the block: %+v",
+					env, sample.value, attr.Name, env, fromEnv, fromBlock)
+			}
+		})
+	}
+}
+
+// TestEnvironment_badVariableNamedAtConfigure: every variable whose sample has a value
+// that cannot work, alone in the environment, fails Configure (which Terraform runs
+// at plan time, before any request) with an error naming the variable, its value and
+// the argument it sets. Before, MEDIAPLATFORM_MAX_RETRIES and its kind were not read.
+func TestEnvironment_badVariableNamedAtConfigure(t *testing.T) {
+	schemas, err := providerserver.NewProtocol6(New("test")())().GetProviderSchema(t.Context(), &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples := envSamples(t)
+	for _, attr := range schemas.Provider.Block.Attributes {
+		m := documentedVariable.FindStringSubmatch(attr.Description)
+		if m == nil || samples[attr.Name].bad == "" {
+			continue
+		}
+		env, bad := m[1], samples[attr.Name].bad
+		t.Run(attr.Name, func(t *testing.T) {
+			for _, name := range client.EnvVariables() {
+				t.Setenv(name, "")
+			}
+			t.Setenv(env, bad)
+			var tp trackedProviders
+			t.Cleanup(func() { tp.closeClients(t) })
+			srv, err := tp.factories()["mediaplatform"]()
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := srv.ConfigureProvider(t.Context(), &tfprotov6.ConfigureProviderRequest{
+				TerraformVersion: "1.11.4", Config: schemaValue(t, schemas.Provider, nil),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := diagnosticsText(resp.Diagnostics)
+			want := fmt.Sprintf("The environment variable %s is %q", env, bad)
+			if !strings.Contains(text, want) || !strings.Contains(text, "provider argument "+attr.Name) {
+				t.Errorf("%s=%q: the error does not say %q and name %s:\n%s", env, bad, want, attr.Name, text)
 			}
 		})
 	}

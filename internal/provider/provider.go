@@ -8,6 +8,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
@@ -304,14 +306,15 @@ func (p *mediaplatformProvider) Schema(_ context.Context, _ provider.SchemaReque
 				Validators:  []validator.Map{requestHeaders()},
 			},
 			"insecure_skip_verify": schema.BoolAttribute{
-				MarkdownDescription: "Skip TLS certificate verification. Default `false`; only for throw-away test installations.",
-				Optional:            true,
+				MarkdownDescription: "Skip TLS certificate verification. Default `false`; only for throw-away test installations. " +
+					"Environment variable: `" + client.EnvInsecureSkipVerify + "`, `true` or `false`.",
+				Optional: true,
 			},
 			"request_timeout": schema.StringAttribute{
 				MarkdownDescription: "Time limit of every single HTTP request, as a duration such as `30s` or `2m`. Default `" + defaultRequestTimeout + "`. " +
 					"Once Terraform is interrupted (Ctrl-C, a cancelled CI job, `docker stop`), a write already sent may take " +
 					"at most " + stopGrace.String() + " more, whatever this setting, so that Terraform with this provider ends " +
-					"within about " + stopBound.String() + " of one interrupt.",
+					"within about " + stopBound.String() + " of one interrupt. Environment variable: `" + client.EnvRequestTimeout + "`.",
 				Optional:   true,
 				Validators: []validator.String{trimmed(positiveDuration())},
 			},
@@ -323,7 +326,8 @@ func (p *mediaplatformProvider) Schema(_ context.Context, _ provider.SchemaReque
 					"platform let through (four fifths of it, adjusted by later 429s, for 30 s after the last one), so a "+
 					"burst at high `-parallelism` slows down to the limit instead of failing. One wait is at most 30 s; a `Retry-After` longer than "+
 					"what is left of the request's budget fails the request at once, naming the wait. "+
-					"From 0 (no retries at all) to %d; default %d.", maxMaxRetries, defaultMaxRetries),
+					"From 0 (no retries at all) to %d; default %d. Environment variable: `%s`.", maxMaxRetries, defaultMaxRetries,
+					client.EnvMaxRetries),
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.Between(0, maxMaxRetries)},
 			},
@@ -373,6 +377,10 @@ func (p *mediaplatformProvider) Configure(ctx context.Context, req provider.Conf
 		return
 	}
 
+	typedFromEnv, ok := p.typedEnvSettings(ctx, &data, &resp.Diagnostics)
+	if !ok {
+		return
+	}
 	cfg, ignoredEnv := configFromModel(data)
 	cfg.Version = p.version
 	cfg.ApplyEnv(func(name string) string {
@@ -381,6 +389,13 @@ func (p *mediaplatformProvider) Configure(ctx context.Context, req provider.Conf
 		}
 		return os.Getenv(name)
 	})
+
+	for name := range typedFromEnv {
+		if cfg.FromEnv == nil {
+			cfg.FromEnv = map[string]bool{}
+		}
+		cfg.FromEnv[name] = true
+	}
 
 	if !p.networkSettings(&cfg, data, ignoredEnv, &resp.Diagnostics) {
 		return
@@ -443,8 +458,12 @@ func (p *mediaplatformProvider) Configure(ctx context.Context, req provider.Conf
 			"The provider reads its settings from MEDIAPLATFORM_* variables and ignores any other:\n"+lines)
 	}
 	if cfg.InsecureSkipVerify {
+		setting := "insecure_skip_verify = true"
+		if cfg.FromEnv["insecure_skip_verify"] {
+			setting = client.EnvInsecureSkipVerify + "=" + os.Getenv(client.EnvInsecureSkipVerify)
+		}
 		resp.Diagnostics.AddAttributeWarning(path.Root("insecure_skip_verify"), "TLS certificate verification is off",
-			"insecure_skip_verify = true: the provider does not verify the platform's certificate, so anyone on the network "+
+			setting+": the provider does not verify the platform's certificate, so anyone on the network "+
 				"path can read and change its traffic, credentials included. Use it only with throw-away test installations; "+
 				"for a platform whose certificate a private authority signed, set ca_cert_pem instead.")
 	}
@@ -453,6 +472,81 @@ func (p *mediaplatformProvider) Configure(ctx context.Context, req provider.Conf
 	resp.EphemeralResourceData = c
 	resp.ListResourceData = c
 	resp.ActionData = c
+}
+
+// typedEnvSettings fills insecure_skip_verify, request_timeout and max_retries, when
+// the configuration leaves them out (null; an unknown value ignores the environment),
+// from their environment variables, whose text it converts to the argument's type
+// (client.ApplyEnv fills only text settings). The value is then checked by the
+// argument's own validators, so that the environment is held to the configuration's
+// rules, and refused naming the variable. It returns the arguments so filled, and
+// false after an error.
+func (p *mediaplatformProvider) typedEnvSettings(ctx context.Context, data *providerModel, diags *diag.Diagnostics) (map[string]bool, bool) {
+	var sr provider.SchemaResponse
+	p.Schema(ctx, provider.SchemaRequest{}, &sr)
+	fromEnv := map[string]bool{}
+	refuse := func(name, env, text, problem string) (map[string]bool, bool) {
+		diags.AddAttributeError(path.Root(name), "Invalid provider setting", fmt.Sprintf("The environment variable %s is "+
+			"%q: %s (it sets the provider argument %s). Correct or unset it.", env, text, problem, name))
+		return nil, false
+	}
+	if text := os.Getenv(client.EnvInsecureSkipVerify); text != "" && data.InsecureSkipVerify.IsNull() {
+		b, err := strconv.ParseBool(strings.TrimSpace(text))
+		if err != nil {
+			return refuse("insecure_skip_verify", client.EnvInsecureSkipVerify, text, `it must be "true" or "false"`)
+		}
+		data.InsecureSkipVerify, fromEnv["insecure_skip_verify"] = types.BoolValue(b), true
+	}
+	if text := os.Getenv(client.EnvRequestTimeout); text != "" && data.RequestTimeout.IsNull() {
+		v := types.StringValue(text)
+		if problem := validatorProblem(ctx, sr.Schema.Attributes["request_timeout"], "request_timeout", v); problem != "" {
+			return refuse("request_timeout", client.EnvRequestTimeout, text, problem)
+		}
+		data.RequestTimeout, fromEnv["request_timeout"] = v, true
+	}
+	if text := os.Getenv(client.EnvMaxRetries); text != "" && data.MaxRetries.IsNull() {
+		n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
+		if err != nil {
+			return refuse("max_retries", client.EnvMaxRetries, text, "it must be a whole number")
+		}
+		v := types.Int64Value(n)
+		if problem := validatorProblem(ctx, sr.Schema.Attributes["max_retries"], "max_retries", v); problem != "" {
+			return refuse("max_retries", client.EnvMaxRetries, text, problem)
+		}
+		data.MaxRetries, fromEnv["max_retries"] = v, true
+	}
+	return fromEnv, true
+}
+
+// validatorProblem runs the validators of the provider argument name on v and returns
+// the first error's words, as "it must be …", or "".
+func validatorProblem(ctx context.Context, a schema.Attribute, name string, v attr.Value) string {
+	var diags diag.Diagnostics
+	at := path.Root(name)
+	s, isString := v.(types.String)
+	n, isInt64 := v.(types.Int64)
+	switch a := a.(type) {
+	case schema.StringAttribute:
+		for _, check := range a.Validators {
+			if isString {
+				var r validator.StringResponse
+				check.ValidateString(ctx, validator.StringRequest{Path: at, PathExpression: at.Expression(), ConfigValue: s}, &r)
+				diags.Append(r.Diagnostics...)
+			}
+		}
+	case schema.Int64Attribute:
+		for _, check := range a.Validators {
+			if isInt64 {
+				var r validator.Int64Response
+				check.ValidateInt64(ctx, validator.Int64Request{Path: at, PathExpression: at.Expression(), ConfigValue: n}, &r)
+				diags.Append(r.Diagnostics...)
+			}
+		}
+	}
+	for _, d := range diags.Errors() {
+		return "it " + strings.TrimSuffix(strings.TrimPrefix(d.Detail(), "Attribute "+name+" value "), ".")
+	}
+	return ""
 }
 
 // spacedCredentialWarnings warns of each user name, password or application

@@ -868,7 +868,7 @@ func (r *scoreResource) restoredScore(ctx context.Context, state scoreModel, pri
 	diags.Append(marked.SetKey(ctx, restoredScoreKey, b)...)
 	diags.AddWarning("Score restored from a backup taken as this resource's",
 		fmt.Sprintf("Nothing to do if score %[1]s is this configuration's; if another configuration manages it, remove this "+
-			"resource from the state (terraform state rm) before applying. Score %[2]s (alias %[3]q) is gone from the platform, "+
+			"resource from the configuration and the state (terraform state rm) before applying. Score %[2]s (alias %[3]q) is gone from the platform, "+
 			"and its alias is held by score %[1]s, published at %[4]s, before it, from %[5]q: the platform was restored from "+
 			"a backup. Since this state held the alias, the provider takes score %[1]s as this resource's: the plan replaces "+
 			"it (Terraform changes a score's UUID only so), which deletes it and publishes score_url again, and a destroy "+

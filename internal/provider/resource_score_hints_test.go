@@ -63,3 +63,61 @@ resource "mediaplatform_score" "test" {
 		t.Errorf("the platform holds %d scores, want 1", n)
 	}
 }
+
+// TestAccScoreHints_restoredScoreLeftToItsConfiguration: after the platform is restored
+// from a backup, the plan warns that the score holding the alias is taken as this
+// resource's, and says what to do "if another configuration manages it". The test does
+// what that sentence says, as it says it: the resource leaves this configuration when
+// the sentence names the configuration, and its state with terraform state rm (the
+// address as the warning names it). The next apply then succeeds, the score stays on
+// the platform for the configuration that manages it, and the plan after is empty.
+// Before, the sentence named only the state: the apply published the alias again and
+// failed with a conflict.
+func TestAccScoreHints_restoredScoreLeftToItsConfiguration(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
+	emu := newTestEmulator(t)
+	ctl := emu.control(t, "backup and restore")
+	alias := accName()
+	config := func(version string) string {
+		return fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  score_url          = "https://cdn.example/%[1]s/%[2]s.sib"
+  score_id           = %[1]q
+  wait_for_rendering = false
+}
+`, alias, version)
+	}
+	w := newWorkspace(t, emu, config("v1"))
+	w.run("apply", "-auto-approve")
+	held := aliasesOn(t, emu)[alias]
+	backup := backupAged(ctl)
+	w.write(config("v2"))
+	w.run("apply", "-auto-approve")
+	ctl.RestoreScores(backup)
+
+	out := w.run("plan")
+	hint := regexp.MustCompile(`with\s+(mediaplatform_score\.\w+),[\s\S]*?if\s+another\s+configuration\s+manages\s+it,\s+` +
+		`remove\s+this\s+resource\s+from\s+([\s\S]*?)\s+before\s+applying`).FindStringSubmatch(out)
+	if hint == nil {
+		t.Fatalf("the plan after the restore does not say what to do if another configuration manages the score:\n%s", out)
+	}
+	address, what := hint[1], strings.Join(strings.Fields(hint[2]), " ")
+	t.Logf("the warning says: remove %s from %s", address, what)
+	if strings.Contains(what, "configuration") {
+		w.write("")
+	}
+	if strings.Contains(what, "terraform state rm") {
+		w.run("state", "rm", address)
+	}
+	apply, err := w.command("apply", "-auto-approve").CombinedOutput()
+	if err != nil {
+		t.Fatalf("the apply after doing what the warning says failed:\n%s", apply)
+	}
+	if got := aliasesOn(t, emu)[alias]; got != held {
+		t.Errorf("the alias is held by %q after the apply, want the restored score %s, left to its configuration", got, held)
+	}
+	if out := w.run("plan"); !strings.Contains(out, "No changes.") {
+		t.Errorf("the plan after is not empty:\n%s", out)
+	}
+}

@@ -10,10 +10,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 )
 
 // docBlock is a fenced code block of a documentation page, without the indentation
@@ -136,5 +139,97 @@ cp -R %q/go.mod %q/go.sum %q/main.go %q/internal %q/cmd "$dest"/
 	}
 	if !strings.Contains(text, "No changes.") && !strings.Contains(text, "Plan:") {
 		t.Errorf("no plan was made against the emulator:\n%s", text)
+	}
+}
+
+// TestAccDocsRunningInCI_stoppedRunPrintsWhatTheGuideSays stops an apply of 40 scores
+// with one interrupt once the platform holds some, as a cancelled CI job does, through
+// the real CLI. The running-in-CI guide's section "What a stopped run prints" must
+// quote each of Terraform's lines the run printed (its banner, and every distinct
+// "Error:" line, "Error: execution halted" among them) and its exit status; and what
+// the guide says they mean must hold: the state holds every score the platform made,
+// and the next plan only adds the rest.
+func TestAccDocsRunningInCI_stoppedRunPrintsWhatTheGuideSays(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "guides", "running-in-ci.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(raw), "\n### What a stopped run prints\n")
+	if !ok {
+		t.Fatal(`docs/guides/running-in-ci.md has no section "What a stopped run prints"`)
+	}
+	section, _, _ = strings.Cut(section, "\n#")
+	section = strings.Join(strings.Fields(section), " ")
+
+	const scores = 40
+	emu := newTestEmulatorWith(t, "renderings that keep creates waiting", emulator.Options{RenderDelay: 3 * time.Second})
+	ctl := emu.control(t, "the scores the platform holds")
+	w := newWorkspace(t, emu, fmt.Sprintf(`
+resource "mediaplatform_score" "test" {
+  count     = %d
+  score_url = "https://cdn.example/scores/stopped-${count.index}.sib"
+}
+`, scores))
+	t.Cleanup(func() { w.run("destroy", "-auto-approve") })
+	cmd := w.command("apply", "-auto-approve")
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	if !waitFor(time.Minute, func() bool { return ctl.Stats().Scores >= 5 }) {
+		t.Fatalf("no score reached the platform within a minute:\n%s", out.String())
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err == nil {
+		t.Fatalf("the interrupted apply succeeded: the stop came too late to show anything:\n%s", out.String())
+	}
+	printed := out.String()
+
+	var terraformLines []string
+	if _, banner, ok := strings.Cut(printed, "\nInterrupt received."); ok {
+		banner, _, _ = strings.Cut(banner, "\n\n")
+		terraformLines = append(terraformLines, "Interrupt received.")
+		terraformLines = append(terraformLines, strings.Split(strings.TrimSpace(banner), "\n")...)
+	} else {
+		t.Fatalf("terraform was not interrupted:\n%s", printed)
+	}
+	halted := 0
+	for _, line := range strings.Split(printed, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "Error: execution halted" {
+			halted++
+		}
+		if strings.HasPrefix(line, "Error: ") && !slices.Contains(terraformLines, line) {
+			terraformLines = append(terraformLines, line)
+		}
+	}
+	if halted == 0 {
+		t.Errorf("the stopped apply printed no \"Error: execution halted\": the section describes nothing:\n%s", printed)
+	}
+	for _, line := range terraformLines {
+		if !strings.Contains(section, line) {
+			t.Errorf("the guide's section does not quote %q, which the stopped apply printed", line)
+		}
+	}
+	if code := cmd.ProcessState.ExitCode(); !strings.Contains(section, fmt.Sprintf("exit status %d", code)) {
+		t.Errorf("the stopped apply exited %d, which the guide's section does not say (\"exit status %d\")", code, code)
+	}
+
+	made := ctl.Stats().Scores
+	state := strings.Fields(w.run("state", "list"))
+	t.Logf("one interrupt: %d scores on the platform, %d in the state, %d \"Error: execution halted\" lines", made, len(state), halted)
+	if len(state) != made {
+		t.Errorf("after the stop the state holds %d scores and the platform %d: the lines are not harmless", len(state), made)
+	}
+	plan := w.run("plan", "-lock=false")
+	if want := fmt.Sprintf("Plan: %d to add, 0 to change, 0 to destroy.", scores-made); !strings.Contains(plan, want) {
+		t.Errorf("after the stop the next plan does not say %q:\n%s", want, plan)
 	}
 }

@@ -2,9 +2,11 @@ package provider
 
 import (
 	"context"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -88,6 +90,59 @@ func TestDocsSayWhatEachStopDoes(t *testing.T) {
 		if strings.Contains(text, "removes its token") || strings.Contains(text, "removes its platform token") {
 			if !strings.Contains(text, "still on the wire") {
 				t.Errorf("%s promises that the provider removes its token without the exception of a grant still on the wire", path)
+			}
+		}
+	}
+}
+
+// exampleHosts is the one set of example hosts every page uses, so that a user who
+// takes a value from one page and another from the next sees no change that is not
+// there: the organisation's own hosts under corp.example (its directory servers, its
+// proxy, the gateway in front of the platform, the platform itself) and the score
+// files' host, cdn.example, which the emulator renders.
+var exampleHosts = []string{
+	"dc1.corp.example", "dc2.corp.example", "ldap-legacy.corp.example",
+	"proxy.corp.example", "mediaplatform-gw.corp.example", "media.corp.example",
+	"cdn.example",
+}
+
+// exampleHost finds a host name under a domain reserved for examples (RFC 2606, RFC
+// 6761): .example, example.com, example.net, example.org.
+var exampleHost = regexp.MustCompile(`(?i)\b(?:[a-z0-9-]+\.)+(?:example\.com|example\.net|example\.org|example)\b`)
+
+// TestDocsShareOneSetOfExampleHosts reads every page under docs/, the README and every
+// file under examples/ (the demo and the module's tests are no page) and fails on a host of the example domains that is not in exampleHosts. Before, the
+// drift guide's directory servers were dc1.corp.example and the resource page's
+// dc1.corp.example.com, and the platform and score hosts differed between pages.
+func TestDocsShareOneSetOfExampleHosts(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join("..", "..")
+	pages := []string{filepath.Join(root, "README.md")}
+	for _, dir := range []string{"docs", "examples"} {
+		err := filepath.WalkDir(filepath.Join(root, dir), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && (dir == "examples" || strings.HasSuffix(p, ".md")) {
+				pages = append(pages, p)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(pages) < 10 {
+		t.Fatalf("found %d pages: the walk proves nothing", len(pages))
+	}
+	for _, page := range pages {
+		raw, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(raw), "\n") {
+			for _, host := range exampleHost.FindAllString(line, -1) {
+				if !slices.Contains(exampleHosts, strings.ToLower(host)) {
+					rel, _ := filepath.Rel(root, page)
+					t.Errorf("%s:%d names %s, not one of the example hosts %v", rel, i+1, host, exampleHosts)
+				}
 			}
 		}
 	}

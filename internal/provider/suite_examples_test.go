@@ -32,7 +32,7 @@ func TestAccExamples_applyAgainstTheEmulator(t *testing.T) {
 	publish := func(t *testing.T, emu *testEmulator) config.Variables {
 		c := emu.client(t)
 		if _, err := c.PublishScore(context.Background(), client.PublishScoreInput{
-			ScoreURL: "https://scores.example.com/beethoven/symphony-5.sib", Alias: "beethoven-symphony-5",
+			ScoreURL: "https://cdn.example/scores/beethoven/symphony-5.sib", Alias: "beethoven-symphony-5",
 		}); err != nil {
 			t.Fatal(err)
 		}

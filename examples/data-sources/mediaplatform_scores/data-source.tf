@@ -6,7 +6,7 @@ data "mediaplatform_scores" "failed" {
 
 # The first 20 scores published from one file, in publishing order.
 data "mediaplatform_scores" "symphony_editions" {
-  score_url   = "https://scores.example.com/beethoven/symphony-5.sib"
+  score_url   = "https://cdn.example/scores/beethoven/symphony-5.sib"
   max_results = 20
 }
 

@@ -5,9 +5,9 @@ resource "mediaplatform_external_authentication" "this" {
 
   # Tried in this order. Servers not listed here are removed from the platform.
   servers = [
-    { address = "dc1.corp.example.com", port = 636 },
-    { address = "dc2.corp.example.com", port = 636 },
-    { address = "ldap-legacy.corp.example.com", port = 389, enabled = false },
+    { address = "dc1.corp.example", port = 636 },
+    { address = "dc2.corp.example", port = 636 },
+    { address = "ldap-legacy.corp.example", port = 389, enabled = false },
   ]
 
   # Destroying switches external authentication off ("disable", the default);

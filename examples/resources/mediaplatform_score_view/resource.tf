@@ -1,5 +1,5 @@
 resource "mediaplatform_score" "symphony" {
-  score_url = "https://scores.example.com/beethoven/symphony-5.sib"
+  score_url = "https://cdn.example/scores/beethoven/symphony-5.sib"
 }
 
 # A printable view of the first twelve pages, in Canadian French, valid for 24 hours.

@@ -11,7 +11,7 @@ mock_provider "mediaplatform" {
   }
   mock_resource "mediaplatform_score_view" {
     defaults = {
-      viewer_url = "https://platform.example/viewer/mock"
+      viewer_url = "https://media.corp.example/viewer/mock"
     }
   }
 }
