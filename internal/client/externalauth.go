@@ -98,12 +98,15 @@ func (c *Client) PutExternalAuthentication(ctx context.Context, s ExternalAuthen
 	if err != nil {
 		return nil, c.addressError("admin_url", base, "/externalauth", err)
 	}
+	var stored *ExternalAuthentication
 	if len(bytes.TrimSpace(resp.body)) == 0 {
 		// The response bodies of the administrator API are not shown: a platform may
-		// store the settings and answer nothing (204). Read back what it stored.
-		return c.GetExternalAuthentication(ctx)
+		// store the settings and answer nothing (204). Read back what it stored, and
+		// read that as the answer to this write: its gaps are what was sent too.
+		stored, err = c.GetExternalAuthentication(ctx)
+	} else {
+		stored, err = parseExternalAuthentication(resp.body)
 	}
-	stored, err := parseExternalAuthentication(resp.body)
 	if err != nil {
 		return nil, err
 	}
