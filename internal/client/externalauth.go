@@ -160,8 +160,8 @@ func parseExternalAuthentication(body []byte) (*ExternalAuthentication, error) {
 	if err := zeroOrString(doc, "domainName", &s.DomainName); err != nil {
 		return nil, err
 	}
-	if s.DomainName == "" {
-		s.Unshown = append(s.Unshown, "domainName") // required and non-empty (§A): never shown empty
+	if v, ok := doc["domainName"]; !ok || string(bytes.TrimSpace(v)) == "null" {
+		s.Unshown = append(s.Unshown, "domainName") // "" is shown: the settings before the first PUT
 	}
 	var shown bool
 	if s.Enabled, shown = shownBool(doc, "externalAuthenticationEnabled"); !shown {

@@ -40,7 +40,7 @@ resource "mediaplatform_score" "test" {
 	if err == nil {
 		t.Fatalf("the apply took the alias of a score in no state:\n%s", out)
 	}
-	command := regexp.MustCompile(`To import it: terraform\s+import\s+<the\s+resource\s+address\s+named\s+below>\s+(\S+)\s`).
+	command := regexp.MustCompile(`(?i)import it: terraform\s+import\s+<the\s+resource\s+address\s+named\s+below>\s+(\S+)\s`).
 		FindStringSubmatch(string(out))
 	address := regexp.MustCompile(`with (mediaplatform_score\.\S+),`).FindStringSubmatch(string(out))
 	if command == nil || address == nil {
