@@ -49,6 +49,9 @@ type adminState struct {
 	// extra are the settings' members that the contract does not name, served only
 	// under the reading settingsExtraFields.
 	extra map[string]json.RawMessage
+	// configured is set by the first PUT since start or reset; before it, GET answers
+	// 404 under the reading unconfiguredSettings.
+	configured bool
 }
 
 // initialExtraSettings are the members beyond the contract's that a platform of the
@@ -76,6 +79,7 @@ func (a *adminState) reset() {
 	a.enabled = false
 	a.servers = nil
 	a.extra = initialExtraSettings()
+	a.configured = false
 }
 
 func (a *adminState) alive(s *session, now time.Time) bool {
@@ -156,6 +160,14 @@ func (e *Emulator) handleAdminLogin(w http.ResponseWriter, r *http.Request) {
 	e.admin.mu.Unlock()
 	e.stats.login(true)
 	switch readings := e.readings(); {
+	case readings.SessionTokenMember: // Okta's Authentication API: the token as sessionToken
+		e.admin.mu.Lock()
+		expiresAt := e.admin.now().Add(e.admin.idle)
+		e.admin.mu.Unlock()
+		writeJSON(w, http.StatusOK, map[string]any{
+			"status": "SUCCESS", "sessionToken": token, "expiresAt": formatTime(expiresAt),
+			"_embedded": map[string]any{"user": map[string]any{"profile": map[string]any{"login": u.Name}}},
+		})
 	case readings.LoginTokenHeader: // the token in the header the later calls carry it in
 		w.Header().Set("token", token)
 		w.WriteHeader(http.StatusOK)
@@ -227,6 +239,14 @@ func forbiddenSettings(w http.ResponseWriter, s *session) bool {
 
 func (e *Emulator) handleGetExternalAuth(w http.ResponseWriter, _ *http.Request, _ string, s *session) {
 	if forbiddenSettings(w, s) {
+		return
+	}
+	e.admin.mu.Lock()
+	configured := e.admin.configured
+	e.admin.mu.Unlock()
+	if !configured && e.readings().UnconfiguredSettings {
+		// A singleton that exists once it is first set, as GitHub's branch protection.
+		writeProblem(w, http.StatusNotFound, "admin", "NOT_FOUND", "external authentication is not configured", nil)
 		return
 	}
 	e.adminJSON(w, e.settingsDocument())
@@ -352,6 +372,7 @@ func (e *Emulator) handlePutExternalAuth(w http.ResponseWriter, r *http.Request,
 	}
 	e.admin.mu.Lock()
 	e.admin.domain, e.admin.enabled, e.admin.servers = domain, enabled, servers
+	e.admin.configured = true
 	if readings.SettingsExtraFields {
 		// The whole document is replaced: the members beyond the contract's too.
 		e.admin.extra = map[string]json.RawMessage{}

@@ -208,6 +208,36 @@ type Readings struct {
 	// error), and no score is ever pending ("status": "pending" is the specification's
 	// example of a status, not a promise that every publish answers it).
 	SynchronousRendering bool `json:"synchronousRendering"`
+	// SessionTokenMember (second hunt): POST /login answers 200 with the session
+	// token in a member named sessionToken, beside status SUCCESS, expiresAt and the
+	// user embedded, as Okta's Authentication API (POST /api/v1/authn) answers ("A
+	// session token"; "Fields of the login response: not shown").
+	SessionTokenMember bool `json:"sessionTokenMember"`
+	// UnconfiguredSettings (second hunt): GET /externalauth answers 404
+	// admin/NOT_FOUND until settings were first stored by a PUT (after a reset too), as
+	// GitHub's API answers a branch's protection or a repository's Pages settings that
+	// were never set ("Fields returned by GET … not shown"; "Response bodies of the
+	// administrator endpoints: not shown").
+	UnconfiguredSettings bool `json:"unconfiguredSettings"`
+	// RelativeLinks (second hunt): every HAL link's href is an absolute-path
+	// reference (/auth/identity-providers), without scheme and host, as the HAL
+	// draft's own examples write them ("href": "/orders") and HAL libraries that take
+	// the application's paths (Ruby's Roar, Node's halson) serve them; RFC 3986 §5
+	// resolves them against the address of the answer ("The hrefs are taken from the
+	// responses and are not fixed paths").
+	RelativeLinks bool `json:"relativeLinks"`
+	// MuxStatuses (second hunt): a score's status after pending is named as Mux
+	// Video names an asset's: preparing while it renders, then ready or errored (the
+	// contract's rendering, idle, error); a status criterion is read in the same
+	// names ("The status field exists and pending occurs. Other states and all
+	// transitions: not shown").
+	MuxStatuses bool `json:"muxStatuses"`
+	// AliasTakenUnprocessable (second hunt): a publish whose scoreId is taken
+	// answers 422 Unprocessable Content, code publishing/ALREADY_EXISTS with
+	// params.field scoreId, instead of 409, as a Rails uniqueness validation and
+	// GitHub's API ("already_exists") answer a duplicate ("Error status codes and
+	// bodies for the score endpoints … not shown").
+	AliasTakenUnprocessable bool `json:"aliasTakenUnprocessable"`
 }
 
 // readingFields are the Readings' fields by JSON name, in declaration order.
@@ -254,7 +284,7 @@ func (r *Readings) Set(name string) error {
 // rewritesAnswers reports whether answerWriter has anything to change.
 func (r Readings) rewritesAnswers() bool {
 	return r.CTMSErrors || r.TextErrors || r.SingleLinks || r.CharsetMediaTypes || r.TimeOffsets || r.SpaceTimestamps ||
-		r.TemplatedLinks || r.ExponentIntegers || r.EpochTimestamps
+		r.TemplatedLinks || r.ExponentIntegers || r.EpochTimestamps || r.RelativeLinks
 }
 
 // readings returns the readings in force.
@@ -362,6 +392,14 @@ func (a *answerWriter) rewriteJSON(body []byte) []byte {
 		var doc any
 		if json.Unmarshal(body, &doc) == nil {
 			if out, err := json.Marshal(templatedLinks(doc)); err == nil {
+				body = out
+			}
+		}
+	}
+	if a.readings.RelativeLinks && bytes.Contains(body, []byte(`"_links"`)) {
+		var doc any
+		if json.Unmarshal(body, &doc) == nil {
+			if out, err := json.Marshal(relativeLinks(doc)); err == nil {
 				body = out
 			}
 		}
@@ -485,6 +523,56 @@ func templatedLinks(v any) any {
 	case []any:
 		for i := range v {
 			v[i] = templatedLinks(v[i])
+		}
+	}
+	return v
+}
+
+// relativeLinks turns the href of every HAL link into an absolute-path reference:
+// scheme and host left out, the path, query and fragment (and any template) kept.
+func relativeLinks(v any) any {
+	relative := func(l any) {
+		m, ok := l.(map[string]any)
+		if !ok {
+			return
+		}
+		href, ok := m["href"].(string)
+		if !ok {
+			return
+		}
+		_, rest, found := strings.Cut(href, "://")
+		if !found {
+			return
+		}
+		if i := strings.IndexAny(rest, "/?#{"); i >= 0 {
+			rest = rest[i:]
+		} else {
+			rest = "/"
+		}
+		if !strings.HasPrefix(rest, "/") {
+			rest = "/" + rest
+		}
+		m["href"] = rest
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for k, inner := range v {
+			v[k] = relativeLinks(inner)
+		}
+		if links, ok := v["_links"].(map[string]any); ok {
+			for _, l := range links {
+				if arr, ok := l.([]any); ok {
+					for _, one := range arr {
+						relative(one)
+					}
+				} else {
+					relative(l)
+				}
+			}
+		}
+	case []any:
+		for i := range v {
+			v[i] = relativeLinks(v[i])
 		}
 	}
 	return v

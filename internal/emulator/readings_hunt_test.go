@@ -114,3 +114,89 @@ func TestReadingStringAdminBooleans(t *testing.T) {
 		}
 	}
 }
+
+// The readings found by the second hunt.
+
+// TestReadingSessionTokenMember: the login answers the token as sessionToken, and
+// that token opens a session.
+func TestReadingSessionTokenMember(t *testing.T) {
+	t.Parallel()
+	et := newEmuTester(t, Options{})
+	et.withReadings("sessionTokenMember")
+	form := url.Values{"user": {DefaultAdminName}, "pass": {DefaultAdminPassword}, "r": {"createsession"}}
+	doc := et.adminForm(form).wantJSON(t, http.StatusOK, "application/json")
+	if _, has := doc["token"]; has || doc["status"] != "SUCCESS" {
+		t.Errorf("login: %v, want status SUCCESS and no member token", doc)
+	}
+	et.admin(http.MethodGet, "/externalauth", emuString(t, doc["sessionToken"]), nil).wantStatus(t, http.StatusOK)
+}
+
+// TestReadingUnconfiguredSettings: GET /externalauth answers 404 until the first PUT,
+// and again after a reset.
+func TestReadingUnconfiguredSettings(t *testing.T) {
+	t.Parallel()
+	et := newEmuTester(t, Options{})
+	et.withReadings("unconfiguredSettings")
+	session := et.adminLogin(DefaultAdminName, DefaultAdminPassword)
+	et.admin(http.MethodGet, "/externalauth", session, nil).wantProblem(t, http.StatusNotFound, "admin/NOT_FOUND", "")
+	et.admin(http.MethodPut, "/externalauth", session, strings.NewReader(
+		`{"domainName":"CORP","externalAuthenticationEnabled":false}`)).wantStatus(t, http.StatusOK)
+	if doc := et.admin(http.MethodGet, "/externalauth", session, nil).wantJSON(t, http.StatusOK, "application/json"); doc["domainName"] != "CORP" {
+		t.Errorf("after the PUT: %v", doc)
+	}
+	et.e.admin.reset()
+	session = et.adminLogin(DefaultAdminName, DefaultAdminPassword)
+	et.admin(http.MethodGet, "/externalauth", session, nil).wantStatus(t, http.StatusNotFound)
+}
+
+// TestReadingRelativeLinks: every HAL href is an absolute-path reference.
+func TestReadingRelativeLinks(t *testing.T) {
+	t.Parallel()
+	et := newEmuTester(t, Options{})
+	et.withReadings("relativeLinks")
+	doc := et.do(http.MethodGet, et.srv.URL+authPath, nil, nil).wantJSON(t, http.StatusOK, "application/hal+json")
+	links := emuObject(t, doc["_links"])
+	if href := emuObject(t, emuArray(t, links["auth:identity-providers"])[0])["href"]; href != identityProvidersURL {
+		t.Errorf("auth:identity-providers href %v, want %s", href, identityProvidersURL)
+	}
+	if href := emuObject(t, links["self"])["href"]; href != authPath {
+		t.Errorf("self href %v, want %s", href, authPath)
+	}
+}
+
+// TestReadingMuxStatuses: after pending a score is preparing, then ready (or
+// errored), and a criterion is read in those names.
+func TestReadingMuxStatuses(t *testing.T) {
+	t.Parallel()
+	api := newScoreAPI(t, Options{RenderDelay: time.Second}, true)
+	api.withReadings("muxStatuses")
+	ok := api.publish(t, `{"scoreUrl":"https://cdn.example/mux.sib"}`)
+	bad := api.publish(t, `{"scoreUrl":"https://scores.invalid/mux.sib"}`)
+	if ok.Status != "pending" {
+		t.Errorf("published: %q, want pending", ok.Status)
+	}
+	api.clock.Advance(1500 * time.Millisecond)
+	if s := api.get(t, ok.ID).Status; s != "preparing" {
+		t.Errorf("rendering: %q, want preparing", s)
+	}
+	api.clock.Advance(time.Second)
+	if s, e := api.get(t, ok.ID).Status, api.get(t, bad.ID).Status; s != "ready" || e != "errored" {
+		t.Errorf("rendered: %q and %q, want ready and errored", s, e)
+	}
+	for criterion, want := range map[string]float64{"ready": 1, "idle": 0, "errored": 1} {
+		doc := api.do(t, http.MethodPost, "/scores/count", `{"score":{"status":"`+criterion+`"}}`).wantJSON(t, http.StatusOK, "application/json")
+		if doc["count"] != want {
+			t.Errorf("count of %s: %v, want %v", criterion, doc["count"], want)
+		}
+	}
+}
+
+// TestReadingAliasTakenUnprocessable: a taken alias answers 422 naming scoreId.
+func TestReadingAliasTakenUnprocessable(t *testing.T) {
+	t.Parallel()
+	api := newScoreAPI(t, Options{}, false)
+	api.withReadings("aliasTakenUnprocessable")
+	api.publish(t, `{"scoreUrl":"https://cdn.example/taken.sib","scoreId":"taken"}`)
+	api.do(t, http.MethodPost, "/scores", `{"scoreUrl":"https://cdn.example/taken.sib","scoreId":"taken"}`).
+		wantProblem(t, http.StatusUnprocessableEntity, "publishing/ALREADY_EXISTS", "scoreId")
+}

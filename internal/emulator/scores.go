@@ -351,6 +351,13 @@ func (e *Emulator) handlePublishScore(w http.ResponseWriter, r *http.Request, u 
 	s := &e.scores
 	s.mu.Lock()
 	if hasAlias {
+		if _, taken := s.aliases[alias]; taken && e.readings().AliasTakenUnprocessable {
+			s.mu.Unlock()
+			// A uniqueness validation's answer (Rails, GitHub's "already_exists").
+			writeProblem(w, http.StatusUnprocessableEntity, scoreNamespace, "ALREADY_EXISTS",
+				fmt.Sprintf("scoreId '%s' has already been taken", alias), map[string]any{"field": "scoreId", "scoreId": alias})
+			return
+		}
 		if _, taken := s.aliases[alias]; taken {
 			s.mu.Unlock()
 			writeProblem(w, http.StatusConflict, scoreNamespace, "CONFLICT",
@@ -408,12 +415,15 @@ func (e *Emulator) writeWrapped(w http.ResponseWriter, key string, v any) {
 // empty list, at any depth (Go's omitempty, protojson without EmitDefaultValues): an
 // empty page is {}, a count of 0 is {}.
 func (e *Emulator) writeScoreAnswer(w http.ResponseWriter, v any) {
-	if readings := e.readings(); readings.OmitEmptyScoreMembers || readings.TopLevelScoreID {
+	if readings := e.readings(); readings.OmitEmptyScoreMembers || readings.TopLevelScoreID || readings.MuxStatuses {
 		if b, err := json.Marshal(v); err == nil {
 			var doc any
 			if json.Unmarshal(b, &doc) == nil {
 				if readings.TopLevelScoreID {
 					doc = topLevelAliases(doc)
+				}
+				if readings.MuxStatuses {
+					doc = muxStatuses(doc)
 				}
 				if readings.OmitEmptyScoreMembers {
 					doc = omitEmptyMembers(doc)
@@ -445,6 +455,53 @@ func topLevelAliases(v any) any {
 		}
 	}
 	return v
+}
+
+// muxStatusNames are the contract's score statuses after pending as the reading
+// muxStatuses names them (Mux Video's asset statuses).
+var muxStatusNames = map[string]string{
+	scoreStatusRendering: "preparing", scoreStatusIdle: "ready", scoreStatusError: "errored",
+}
+
+// muxStatuses renames, under the reading muxStatuses, the status of every score in an
+// answer (an object with an id and a status).
+func muxStatuses(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, inner := range v {
+			v[k] = muxStatuses(inner)
+		}
+		if status, ok := v["status"].(string); ok {
+			if _, isScore := v["id"]; isScore {
+				if name, ok := muxStatusNames[status]; ok {
+					v["status"] = name
+				}
+			}
+		}
+	case []any:
+		for i := range v {
+			v[i] = muxStatuses(v[i])
+		}
+	}
+	return v
+}
+
+// muxCriteria reads, under the reading muxStatuses, a status criterion given in its
+// names into the contract's.
+func (e *Emulator) muxCriteria(criteria map[string]any) {
+	if !e.readings().MuxStatuses {
+		return
+	}
+	if status, ok := criteria["status"].(string); ok {
+		for contract, name := range muxStatusNames {
+			switch status {
+			case name:
+				criteria["status"] = contract
+			case contract:
+				criteria["status"] = "(" + contract + ")" // not a name this platform uses
+			}
+		}
+	}
 }
 
 // omitEmptyMembers removes, at every depth, the object members whose value is null,
@@ -663,6 +720,7 @@ func (e *Emulator) handleListScores(w http.ResponseWriter, r *http.Request, _ *U
 		badArgument(w, scoreNamespace, bad.field, bad.message)
 		return
 	}
+	e.muxCriteria(q.criteria)
 	scores := e.matching(q.criteria)
 	from, to := q.window(len(scores))
 	var page any = scores[from:to]
@@ -829,6 +887,7 @@ func (e *Emulator) handleCountScores(w http.ResponseWriter, r *http.Request, _ *
 		badArgument(w, scoreNamespace, bad.field, bad.message)
 		return
 	}
+	e.muxCriteria(q.criteria)
 	from, to := q.window(len(e.matching(q.criteria)))
 	if e.readings().BareCount {
 		e.writeScoreAnswer(w, to-from)
