@@ -509,8 +509,9 @@ func TestWaitForRenderingWaitsOutUnknownStatuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A status that is not one of the named ones in another case (rule 20) is unknown.
-	for _, status := range []string{"queued", "failed", "ERRORED"} {
+	// A status that is not one of the named ones in another case (rule 20), nor another
+	// platform's word for one of them (statusSynonyms), is unknown.
+	for _, status := range []string{"reticulating", "held", "QUARANTINED"} {
 		p.Clear()
 		p.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/scores/[^/]+$`, Body: setStatus(status)})
 		// Long enough for the first read on a loaded machine.
@@ -523,7 +524,8 @@ func TestWaitForRenderingWaitsOutUnknownStatuses(t *testing.T) {
 	}
 	// A named status in another case is that status (rule 20): ERROR and Idle end the
 	// wait, in the specification's spelling.
-	for status, want := range map[string]string{"ERROR": ScoreStatusError, "Idle": ScoreStatusIdle} {
+	for status, want := range map[string]string{"ERROR": ScoreStatusError, "Idle": ScoreStatusIdle,
+		"ready": ScoreStatusIdle, "ERRORED": ScoreStatusError, "Failed": ScoreStatusError, "COMPLETE": ScoreStatusIdle} {
 		p.Clear()
 		p.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/scores/[^/]+$`, Body: setStatus(status)})
 		ctx, cancel := context.WithTimeout(env.ctx, time.Minute) // bounds only a wait that never ends

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -136,7 +137,7 @@ func (s *Score) UnmarshalJSON(b []byte) error {
 	}
 	*s = Score{
 		ID: w.ID, ScoreURL: w.ScoreURL, Alias: eitherPlace(w.Publisher.ScoreID, w.ScoreID), Publisher: w.Publisher.Identity.User,
-		Status: namedValue(w.Status, ScoreStatusPending, ScoreStatusRendering, ScoreStatusIdle, ScoreStatusError), CreatedAt: w.CreatedAt.Time, UpdatedAt: w.UpdatedAt.Time,
+		Status: scoreStatusOf(w.Status), CreatedAt: w.CreatedAt.Time, UpdatedAt: w.UpdatedAt.Time,
 		TransposeAbsent: options == nil, RenderingsAbsent: renderings == nil,
 		Raw: append(json.RawMessage(nil), b...),
 	}
@@ -396,6 +397,39 @@ func (c *Client) ListAllScores(ctx context.Context, criteria ScoreCriteria, offs
 		scores = append(scores, s)
 	}
 	return scores, nil
+}
+
+// scoreStatusOf is a status as the platform wrote it, read by its meaning: one of the
+// contract's four names in any case (rule 20), or a word other platforms give the same
+// stage of a job (statusSynonyms); any other word is kept as written, a status the
+// provider does not know.
+func scoreStatusOf(v string) string {
+	if known := namedValue(v, ScoreStatusPending, ScoreStatusRendering, ScoreStatusIdle, ScoreStatusError); KnownScoreStatus(known) {
+		return known
+	}
+	if meaning, ok := statusSynonyms[strings.ToLower(strings.TrimSpace(v))]; ok {
+		return meaning
+	}
+	return v
+}
+
+// statusSynonyms are the words platforms give the four stages of a rendering job: the
+// specification names only pending ("Other states and all transitions: not shown"),
+// so the other stages' names are those of the media and job services in the field —
+// Mux Video's assets (preparing, ready, errored), AWS Elemental MediaConvert's jobs
+// (SUBMITTED, PROGRESSING, COMPLETE, CANCELED, ERROR), Azure Media Services' jobs
+// (Queued, Scheduled, Processing, Finished, Canceled), GitHub's check runs (queued,
+// in_progress, completed). A list, since a word's meaning cannot be derived from it;
+// found by the second hunt (muxStatuses).
+var statusSynonyms = map[string]string{
+	"queued": ScoreStatusPending, "submitted": ScoreStatusPending, "scheduled": ScoreStatusPending,
+	"waiting": ScoreStatusPending, "created": ScoreStatusPending, "new": ScoreStatusPending,
+	"preparing": ScoreStatusRendering, "processing": ScoreStatusRendering, "progressing": ScoreStatusRendering,
+	"in_progress": ScoreStatusRendering, "running": ScoreStatusRendering,
+	"ready": ScoreStatusIdle, "complete": ScoreStatusIdle, "completed": ScoreStatusIdle, "finished": ScoreStatusIdle,
+	"done": ScoreStatusIdle, "succeeded": ScoreStatusIdle, "available": ScoreStatusIdle, "rendered": ScoreStatusIdle,
+	"errored": ScoreStatusError, "failed": ScoreStatusError, "failure": ScoreStatusError, "canceled": ScoreStatusError,
+	"cancelled": ScoreStatusError,
 }
 
 // KnownScoreStatus reports whether status is one the contract names: pending,

@@ -163,7 +163,8 @@ func (r *scoreResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			},
 			"status": schema.StringAttribute{
 				MarkdownDescription: "Rendering status: `pending`, `rendering`, `idle` (rendered, ready) or `error` (rendering failed); " +
-					"a status the platform adds later is shown as it is.",
+					"another platform's word for one of these stages (Mux's `ready`, MediaConvert's `COMPLETE`, Azure's " +
+					"`Processing`) is read as that stage, and any other status is shown as it is.",
 				Computed: true,
 			},
 			"created_at": schema.StringAttribute{

@@ -220,7 +220,7 @@ func TestAccState_unknownStatusFails(t *testing.T) {
 		if json.Unmarshal(b, &doc) != nil || doc["score"] == nil {
 			return b
 		}
-		doc["score"]["status"] = "queued"
+		doc["score"]["status"] = "reticulating"
 		out, _ := json.Marshal(doc)
 		return out
 	}})
@@ -235,7 +235,7 @@ resource "mediaplatform_score" "test" {
   }
 }
 `, accScoreURL("queued")),
-			ExpectError: errorPattern("Score rendering did not finish", `still "queued"`),
+			ExpectError: errorPattern("Score rendering did not finish", `still "reticulating"`),
 		}, {
 			PreConfig: proxy.Clear,
 			Config: emu.providerConfig() + fmt.Sprintf(`

@@ -158,7 +158,8 @@ func scoreResultAttributes() map[string]schema.Attribute {
 		},
 		"status": schema.StringAttribute{
 			MarkdownDescription: "Rendering status: `pending`, `rendering`, `idle` (rendered, ready) or `error` (rendering " +
-				"failed); a status the platform adds later is passed through.",
+				"failed); another platform's word for one of these stages (Mux's `ready`, MediaConvert's `COMPLETE`) is read " +
+				"as that stage, and any other status is passed through.",
 			Computed: true,
 		},
 		"created_at": schema.StringAttribute{

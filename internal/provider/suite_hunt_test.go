@@ -30,8 +30,6 @@ var huntOpen = map[string]string{
 	"unconfiguredSettings": `"The address in admin_url does not lead to the platform's API": GET /externalauth ` +
 		`HTTP 404 admin/NOT_FOUND before the first PUT is taken for a wrong admin_url, by the data source and by ` +
 		`the resource's read before its write`,
-	"muxStatuses": `"Score rendering did not finish": status still "ready", a status the provider does not know ` +
-		`(it knows pending, rendering, idle and error), when the create timeout ran out; the score is tainted`,
 	"aliasTakenUnprocessable": `"Unable to publish score": "The platform refused the arguments: check score_url ` +
 		`and, if set, score_id" (HTTP 422 publishing/ALREADY_EXISTS): adopt_unrecorded does not take the score over`,
 }
@@ -383,7 +381,8 @@ resource "mediaplatform_score_view" "test" {
 // names an asset's, preparing and then ready or errored ("The status field exists and
 // pending occurs. Other states and all transitions: not shown"). The apply waits for
 // the rendering and ends when the platform says the score is ready, well within the
-// create timeout; the state holds the platform's status, and the next plan is empty.
+// create timeout; the state holds the platform's status by its meaning (ready is
+// idle, client.statusSynonyms), and the next plan is empty.
 func TestAccHunt_muxStatuses(t *testing.T) {
 	t.Parallel()
 	skipIfHuntOpen(t, "muxStatuses")
@@ -404,7 +403,7 @@ resource "mediaplatform_score" "test" {
 }
 `, accScoreURL(alias), alias),
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("mediaplatform_score.test", tfjsonpath.New("status"), knownvalue.StringExact("ready")),
+				statecheck.ExpectKnownValue("mediaplatform_score.test", tfjsonpath.New("status"), knownvalue.StringExact("idle")),
 			},
 			ConfigPlanChecks: resource.ConfigPlanChecks{
 				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
