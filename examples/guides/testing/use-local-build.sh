@@ -10,10 +10,15 @@ clone=$(cd "$1" && pwd)
 mkdir -p "$2"
 dir=$(cd "$2" && pwd)
 
-mirror="$dir/mirror/registry.terraform.io/mediaplatform/mediaplatform/0.0.1/$(go env GOOS)_$(go env GOARCH)"
-mkdir -p "$mirror" "$dir/bin"
+# The short source mediaplatform/mediaplatform names registry.terraform.io to Terraform
+# and registry.opentofu.org to OpenTofu: the mirror holds the build under both.
+platform="$(go env GOOS)_$(go env GOARCH)"
+mirror="$dir/mirror/registry.terraform.io/mediaplatform/mediaplatform/0.0.1/$platform"
+tofu_mirror="$dir/mirror/registry.opentofu.org/mediaplatform/mediaplatform/0.0.1/$platform"
+mkdir -p "$mirror" "$tofu_mirror" "$dir/bin"
 (cd "$clone" && go build -o "$mirror/terraform-provider-mediaplatform_v0.0.1" . &&
 	go build -o "$dir/bin/mediaplatform-emulator" ./cmd/mediaplatform-emulator)
+cp "$mirror/terraform-provider-mediaplatform_v0.0.1" "$tofu_mirror/"
 
 cat >"$dir/terraform.rc" <<EOF_RC
 provider_installation {
