@@ -161,16 +161,10 @@ func (r *externalAuthenticationResource) Create(ctx context.Context, req resourc
 // state's value kept), not as false.
 const settingsPresenceKey = "settings_presence"
 
-// settingsPrivate is the part of the framework's private state the settings use.
-type settingsPrivate interface {
-	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
-	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
-}
-
 // switchUnreported reports whether the platform leaves externalAuthenticationEnabled
 // out of its answers even when it is true: learned by this run's client, or by an
 // earlier run, in private.
-func (r *externalAuthenticationResource) switchUnreported(ctx context.Context, private settingsPrivate) bool {
+func (r *externalAuthenticationResource) switchUnreported(ctx context.Context, private privateData) bool {
 	if r.client.SettingsSwitchUnreported() {
 		return true
 	}
@@ -182,7 +176,7 @@ func (r *externalAuthenticationResource) switchUnreported(ctx context.Context, p
 }
 
 // rememberPresence writes what this run's client learned into private.
-func (r *externalAuthenticationResource) rememberPresence(ctx context.Context, private settingsPrivate, diags *diag.Diagnostics) {
+func (r *externalAuthenticationResource) rememberPresence(ctx context.Context, private privateWriter, diags *diag.Diagnostics) {
 	if private != nil && r.client.SettingsSwitchUnreported() {
 		diags.Append(private.SetKey(ctx, settingsPresenceKey, []byte(`{"switchUnreported":true}`))...)
 	}
@@ -220,7 +214,7 @@ func (r *externalAuthenticationResource) Update(ctx context.Context, req resourc
 // platform since the plan stops it before it writes anything, since the plan did not
 // show what the write would undo.
 func (r *externalAuthenticationResource) store(ctx context.Context, plan tfsdk.Plan, prior *tfsdk.State, state *tfsdk.State,
-	private settingsPrivate, diags *diag.Diagnostics, summary string) {
+	private privateWriter, diags *diag.Diagnostics, summary string) {
 	ctx = logResource(ctx, externalAuthenticationID)
 	var data externalAuthenticationModel
 	diags.Append(plan.Get(ctx, &data)...)
