@@ -110,3 +110,85 @@ func TestLocalBuildInstallsChangelogVersion(t *testing.T) {
 		t.Errorf("the mirror holds versions %v, want %v", installed, want)
 	}
 }
+
+// upgradingTable returns the rows of the upgrading guide's table of states an earlier
+// build cannot read: resource type, schema version, written since, refused by.
+func upgradingTable(t *testing.T) [][]string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "guides", "upgrading.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(raw), "## States an earlier build cannot read")
+	if !ok {
+		t.Fatal(`docs/guides/upgrading.md has no section "States an earlier build cannot read"`)
+	}
+	var rows [][]string
+	for line := range strings.Lines(section) {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "| `") {
+			if len(rows) > 0 {
+				break
+			}
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		if len(cells) != 4 {
+			t.Fatalf("the upgrading guide's row %q has %d cells, want 4", line, len(cells))
+		}
+		rows = append(rows, cells)
+	}
+	if len(rows) == 0 {
+		t.Fatal("the upgrading guide's table has no rows")
+	}
+	return rows
+}
+
+// TestUpgradeNotesNameChangelogVersions: the upgrading guide's table names each state
+// by the version that writes it and the versions that refuse it, and these are
+// versions of CHANGELOG.md: the one writing it says so in its section (the type's
+// name), and every refusing one is older. Before, the table said "the release that
+// added `adopt_unrecorded`", which no lock file or pin can name.
+func TestUpgradeNotesNameChangelogVersions(t *testing.T) {
+	t.Parallel()
+	versions, sections := changelogVersions(t)
+	version := regexp.MustCompile(`\d+\.\d+\.\d+`)
+	for _, row := range upgradingTable(t) {
+		typ, since, refusedBy := strings.Trim(row[0], "`"), version.FindAllString(row[2], -1), version.FindAllString(row[3], -1)
+		if len(since) != 1 || len(refusedBy) == 0 {
+			t.Errorf("%s: the table's row names %v as writing the state and %v as refusing it, want one version and at least one",
+				typ, since, refusedBy)
+			continue
+		}
+		i := slices.Index(versions, since[0])
+		if i < 0 {
+			t.Errorf("%s: written since %s, which CHANGELOG.md does not name (it names %v)", typ, since[0], versions)
+			continue
+		}
+		if !strings.Contains(sections[since[0]], "`"+typ+"`") {
+			t.Errorf("%s: written since %s, whose section of CHANGELOG.md does not name it", typ, since[0])
+		}
+		for _, v := range refusedBy {
+			if j := slices.Index(versions, v); j <= i {
+				t.Errorf("%s: refused by %s, which CHANGELOG.md does not name as older than %s (it names %v)", typ, v, since[0], versions)
+			}
+		}
+	}
+	// The rollback recipe pins a version of the changelog.
+	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "guides", "upgrading.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pins := regexp.MustCompile(`version += "= (\d+\.\d+\.\d+)"`).FindAllStringSubmatch(string(raw), -1)
+	if len(pins) == 0 {
+		t.Error(`the upgrading guide pins no version (version = "= x.y.z") to roll back to`)
+	}
+	for _, pin := range pins {
+		if !slices.Contains(versions, pin[1]) {
+			t.Errorf("the upgrading guide pins %s, which CHANGELOG.md does not name (it names %v)", pin[1], versions)
+		}
+	}
+}
