@@ -132,7 +132,7 @@ func newActionsRunner(t *testing.T, workflow, workspace, terraformPath string, v
 		t.Fatal(err)
 	}
 	clone := filepath.Join(workspace, ".mediaplatform-provider")
-	for _, f := range []string{"go.mod", "go.sum", "main.go", "internal", "cmd", filepath.Join("examples", "guides", "testing")} {
+	for _, f := range []string{"go.mod", "go.sum", "main.go", "CHANGELOG.md", "internal", "cmd", filepath.Join("examples", "guides", "testing")} {
 		copyTree(t, filepath.Join(repo, f), filepath.Join(clone, f))
 	}
 	return r, steps
