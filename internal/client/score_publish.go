@@ -90,7 +90,7 @@ func (c *Client) PublishScore(ctx context.Context, in PublishScoreInput) (publis
 				// The look-up was cut: the caller may settle it later (SettlePublish).
 				return nil, &PublishCutError{input: in, sent: firstSent, Err: rerr}
 			case rerr != nil:
-				return nil, rerr
+				return nil, c.unsettled(in, firstSent, rerr)
 			case s != nil:
 				logDebug(ctx, "publish outcome was unknown; found the score it created", map[string]any{"attempt": attempt + 1})
 				return s, nil
@@ -212,9 +212,10 @@ func (c *Client) SettlePublish(ctx context.Context, err error) (*Score, error) {
 	s, rerr := c.recoverPublish(c.logContext(ctx), cut.input, cut.sent, cut.Err)
 	switch {
 	case rerr != nil:
-		return nil, rerr
+		return nil, c.unsettled(cut.input, cut.sent, rerr)
 	case s == nil:
-		return nil, err
+		// It created none: nothing is left to settle.
+		return nil, cut.Err
 	}
 	c.refresh.noteScore(s)
 	return s, nil
@@ -236,6 +237,105 @@ func (e *PublishCutError) Error() string { return e.Err.Error() }
 // Unwrap returns the unknown outcome.
 func (e *PublishCutError) Unwrap() error { return e.Err }
 
+// UnsettledPublish is a publish whose outcome stayed unknown when the run that sent it
+// gave up: what it sent, and when, which is what a later run needs to settle it
+// (SettleUnsettled).
+type UnsettledPublish struct {
+	Input PublishScoreInput
+	// Sent is when the publish was first sent, on the platform's clock as the run knew
+	// it (the earlier of the offsets known then and at the end, as sentAt.onPlatform):
+	// a score it created is no older, within ClockTolerance.
+	Sent time.Time
+}
+
+// UnsettledPublishError is a publish whose outcome stayed unknown: sent, with no
+// usable answer, and the look-up for the score it can have created failed or could
+// not tell. Err says why.
+type UnsettledPublishError struct {
+	Publish UnsettledPublish
+	Err     error
+}
+
+// Error is the unknown outcome's.
+func (e *UnsettledPublishError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the unknown outcome.
+func (e *UnsettledPublishError) Unwrap() error { return e.Err }
+
+// UnsettledOf returns the publish that err leaves unsettled: a publish cut while its
+// outcome was unknown (*PublishCutError) or one whose look-up could not tell
+// (*UnsettledPublishError). ok is false for any other error, a publish that certainly
+// created nothing included.
+func UnsettledOf(c *Client, err error) (_ UnsettledPublish, ok bool) {
+	var u *UnsettledPublishError
+	if errors.As(err, &u) {
+		return u.Publish, true
+	}
+	var cut *PublishCutError
+	if errors.As(err, &cut) {
+		return UnsettledPublish{Input: cut.input, Sent: cut.sent.onPlatform(c)}, true
+	}
+	return UnsettledPublish{}, false
+}
+
+// unsettled is err, the error of a look-up after a publish of in first sent at sent,
+// as an *UnsettledPublishError when it leaves the outcome unknown: not a conflict
+// (the alias is another score's, so the publish created none) nor several candidates
+// (*AmbiguousPublishError, which names them).
+func (c *Client) unsettled(in PublishScoreInput, sent sentAt, err error) error {
+	var ambiguous *AmbiguousPublishError
+	if !IsUnknownOutcome(err) || errors.As(err, &ambiguous) {
+		return err
+	}
+	return &UnsettledPublishError{Publish: UnsettledPublish{Input: in, Sent: sent.onPlatform(c)}, Err: err}
+}
+
+// SettleUnsettled settles a publish that an earlier run left unsettled (u): it returns
+// the score that publish created, or nil when it certainly created none, or an error
+// when the platform still cannot tell (a look-up that fails, several candidates
+// without an alias). The rule is the one of a lost answer (recoverPublish): with an
+// alias, the score under it with the same scoreUrl and options, created since the
+// publish was sent; an alias the platform does not hold, or holds for a score that
+// is older or of another address or options, means it created none. Without one, the
+// only score of that scoreUrl without an alias created since; none in a listing read
+// once the listing's lag is past (ListingLagBound, and ReadLagWindow where reads have
+// lagged) means it created none.
+func (c *Client) SettleUnsettled(ctx context.Context, u UnsettledPublish) (*Score, error) {
+	ctx = c.logContext(ctx)
+	// How long ago it was sent, on the platform's clock, as a moment of the client's
+	// monotonic clock, so that the look-up's lag bounds count from the publish.
+	now, _ := c.PlatformTime(time.Now())
+	ago := max(now.Sub(u.Sent), 0)
+	sent := sentAt{platform: u.Sent, mono: c.local.Now().Add(-ago)}
+	cause := &UnknownOutcomeError{Method: http.MethodPost, Path: "/scores", Detail: "the score may have been created",
+		Err: fmt.Errorf("an earlier run's publish, sent at %s on the platform's clock, got no usable answer",
+			u.Sent.UTC().Format(time.RFC3339))}
+	s, err := c.recoverPublish(ctx, u.Input, sent, cause)
+	var unlisted *unlistedError
+	for errors.As(err, &unlisted) {
+		// Again, on the clock the look-up's answers gave: a listing read once the
+		// listing's lag is past proves that nothing was created; one read before it is
+		// read again then (a run applying again at once waits a few seconds).
+		now, _ = c.PlatformTime(time.Now())
+		bound := ListingLagBound + ClockTolerance
+		if c.lagShown() {
+			bound = max(bound, ReadLagWindow+ClockTolerance)
+		}
+		if ago = now.Sub(u.Sent); ago > bound {
+			return nil, nil
+		}
+		if werr := c.local.Sleep(ctx, bound-ago+10*time.Millisecond); werr != nil {
+			return nil, err
+		}
+		sent.mono = c.local.Now().Add(-bound)
+		s, err = c.recoverPublish(ctx, u.Input, sent, cause)
+	}
+	if IsConflict(err) {
+		return nil, nil
+	}
+	return s, err
+}
+
 // sentAt is when a request was sent: on this machine's clock, and the platform clock's
 // offset known then (known is false while no answer had shown it); and, for how long
 // ago, on the client's monotonic clock (Config.clock).
@@ -244,6 +344,9 @@ type sentAt struct {
 	offset time.Duration
 	known  bool
 	mono   time.Time
+	// platform, when set, is the moment on the platform's clock as an earlier run
+	// knew it (SettleUnsettled): it stands for local and the offsets.
+	platform time.Time
 }
 
 // sentNow is the moment of a request about to be sent.
@@ -260,6 +363,9 @@ func (c *Client) sentNow() sentAt {
 // earlier one. The earlier of the two reads a score this request created as created
 // since it was sent, either way.
 func (s sentAt) onPlatform(c *Client) time.Time {
+	if !s.platform.IsZero() {
+		return s.platform
+	}
 	offset, _ := c.PlatformClockOffset()
 	if s.known {
 		offset = min(offset, s.offset)
@@ -331,6 +437,9 @@ func (c *Client) recoverPublish(ctx context.Context, in PublishScoreInput, sent 
 		case s.Transpose != in.Transpose:
 			return nil, aliasConflict(in.Alias, fmt.Sprintf("is already used by score %s with other options (transpose %t)",
 				s.ID, s.Transpose))
+		case s.Publisher != "" && c.PlatformUser() != "" && s.Publisher != c.PlatformUser():
+			return nil, aliasConflict(in.Alias, fmt.Sprintf("is already used by score %s, published by user %q, not by "+
+				"this provider's user", s.ID, s.Publisher))
 		case s.CreatedAt.Before(since()):
 			return nil, aliasConflict(in.Alias, fmt.Sprintf("is already used by score %s, published at %s, before this "+
 				"publish was sent (%s on the platform's clock): another configuration or an earlier run manages it",
@@ -364,9 +473,9 @@ func (c *Client) recoverPublish(ctx context.Context, in PublishScoreInput, sent 
 	}
 	switch len(found) {
 	case 0:
-		return nil, fmt.Errorf("%w; the listing of this scoreUrl, read %d times in the %s after the publish was sent, "+
-			"held no score created since, and a listing may lag a publish, so the outcome stays unknown and the publish "+
-			"was not sent again", cause, lists, c.local.Now().Sub(sent.mono).Round(10*time.Millisecond))
+		return nil, &unlistedError{err: fmt.Errorf("%w; the listing of this scoreUrl, read %d times in the %s after the "+
+			"publish was sent, held no score created since, and a listing may lag a publish, so the outcome stays unknown "+
+			"and the publish was not sent again", cause, lists, c.local.Now().Sub(sent.mono).Round(10*time.Millisecond))}
 	case 1:
 		found[0].Recovered = fmt.Sprintf("found by its scoreUrl, the only score of that address created since the publish "+
 			"was sent, after %v", cause)
@@ -378,6 +487,14 @@ func (c *Client) recoverPublish(ctx context.Context, in PublishScoreInput, sent 
 	}
 	return nil, &AmbiguousPublishError{ScoreURL: in.ScoreURL, IDs: ids, Err: cause}
 }
+
+// unlistedError is a look-up by scoreUrl that found no score created since the
+// publish was sent, in a listing that may lag it.
+type unlistedError struct{ err error }
+
+func (e *unlistedError) Error() string { return e.err.Error() }
+
+func (e *unlistedError) Unwrap() error { return e.err }
 
 // aliasConflict is the 409 the platform answers for an alias in use.
 func aliasConflict(alias, detail string) *APIError {

@@ -105,3 +105,91 @@ func TestSettlePublish(t *testing.T) {
 		}
 	})
 }
+
+// TestSettleUnsettled settles, as a later run does, a publish an earlier run left
+// unsettled (SettleUnsettled), by the rule of a lost answer: each case publishes what
+// the platform holds, then settles a publish of in sent at sent (relative to the
+// platform's clock when the case begins).
+func TestSettleUnsettled(t *testing.T) {
+	t.Parallel()
+	const addr, other = "https://cdn.example/unsettled.sib", "https://cdn.example/other.sib"
+	type held struct {
+		in    PublishScoreInput
+		after bool // published after the unsettled publish was sent (else before)
+	}
+	for _, tc := range []struct {
+		name  string
+		in    PublishScoreInput
+		held  []held
+		ago   time.Duration // how long before the case the publish was sent
+		stall bool          // the look-ups are never answered
+		want  string        // "found", "none", "unknown", "ambiguous"
+	}{
+		{"alias, published", PublishScoreInput{ScoreURL: addr, Alias: "u1"}, []held{{PublishScoreInput{ScoreURL: addr, Alias: "u1"}, true}}, 0, false, "found"},
+		{"alias, not published", PublishScoreInput{ScoreURL: addr, Alias: "u1"}, nil, 0, false, "none"},
+		{"alias, older holder", PublishScoreInput{ScoreURL: addr, Alias: "u1"}, []held{{PublishScoreInput{ScoreURL: addr, Alias: "u1"}, false}}, 0, false, "none"},
+		{"alias, other address", PublishScoreInput{ScoreURL: addr, Alias: "u1"}, []held{{PublishScoreInput{ScoreURL: other, Alias: "u1"}, true}}, 0, false, "none"},
+		{"alias, other options", PublishScoreInput{ScoreURL: addr, Alias: "u1"}, []held{{PublishScoreInput{ScoreURL: addr, Alias: "u1", Transpose: true}, true}}, 0, false, "none"},
+		{"alias, look-up stalled", PublishScoreInput{ScoreURL: addr, Alias: "u1"}, []held{{PublishScoreInput{ScoreURL: addr, Alias: "u1"}, true}}, 0, true, "unknown"},
+		{"no alias, published", PublishScoreInput{ScoreURL: addr}, []held{{PublishScoreInput{ScoreURL: addr}, true}, {PublishScoreInput{ScoreURL: addr}, false}}, 0, false, "found"},
+		{"no alias, none, listing's lag past", PublishScoreInput{ScoreURL: addr}, []held{{PublishScoreInput{ScoreURL: other}, true}}, time.Minute, false, "none"},
+		{"no alias, none, within the listing's lag", PublishScoreInput{ScoreURL: addr}, nil, 0, false, "none"}, // read again once past it
+		{"no alias, look-up stalled", PublishScoreInput{ScoreURL: addr}, []held{{PublishScoreInput{ScoreURL: addr}, true}}, 0, true, "unknown"},
+		{"no alias, two", PublishScoreInput{ScoreURL: addr}, []held{{PublishScoreInput{ScoreURL: addr}, true}, {PublishScoreInput{ScoreURL: addr}, true}}, 0, false, "ambiguous"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			env, p, c := settleEnv(t)
+			publish := func(in PublishScoreInput) {
+				if _, err := c.PublishScore(env.ctx, in); err != nil {
+					t.Fatalf("publishing %+v: %v", in, err)
+				}
+			}
+			for _, h := range tc.held {
+				if !h.after {
+					publish(h.in)
+				}
+			}
+			// Past the clock's tolerance: the platform's Date is to the second.
+			time.Sleep(ClockTolerance + 1100*time.Millisecond)
+			now, _ := c.PlatformTime(time.Now())
+			sent := now.Add(-tc.ago)
+			if tc.ago == 0 {
+				sent = now
+			}
+			for _, h := range tc.held {
+				if h.after {
+					publish(h.in)
+				}
+			}
+			if tc.stall {
+				p.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/scores`, Latency: time.Hour})
+			}
+			ctx, stop := context.WithTimeout(env.ctx, 10*time.Second)
+			defer stop()
+			// A later run: another client, with no memory of this one.
+			cfg := c.cfg
+			if tc.stall {
+				cfg.RequestTimeout, cfg.MaxRetries = 300*time.Millisecond, 0
+			}
+			later, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := later.SettleUnsettled(ctx, UnsettledPublish{Input: tc.in, Sent: sent})
+			var ambiguous *AmbiguousPublishError
+			got := "unknown"
+			switch {
+			case err == nil && s != nil:
+				got = "found"
+			case err == nil:
+				got = "none"
+			case errors.As(err, &ambiguous):
+				got = "ambiguous"
+			}
+			if got != tc.want {
+				t.Errorf("settled: %s (%+v, %v), want %s", got, s, err, tc.want)
+			}
+		})
+	}
+}

@@ -301,9 +301,12 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 		score, err = r.client.SettlePublish(settleCtx, err)
 		stopSettle()
 		if err != nil {
+			hint := stopBoundPublishHint(plan.ScoreID.ValueString(), plan.AdoptUnrecorded.ValueBool())
+			if r.keepUnsettled(ctx, plan, err, resp) {
+				hint = unsettledHint(plan.ScoreID.ValueString())
+			}
 			resp.Diagnostics.AddError("Unable to publish score", stopBoundLead("the publish of this score", publishGrace)+"\n\n"+
-				plan.detail(stopBoundPublishHint(plan.ScoreID.ValueString(), plan.AdoptUnrecorded.ValueBool()))+
-				"\n\nCause: "+err.Error())
+				plan.detail(hint)+"\n\nCause: "+err.Error())
 			return
 		}
 		settled = true
@@ -320,7 +323,11 @@ func (r *scoreResource) Create(ctx context.Context, req resource.CreateRequest, 
 		err, adopted = nil, true
 	}
 	if err != nil {
-		addClientError(&resp.Diagnostics, "Unable to publish score", plan.detail(publishHint(err, plan.ScoreID.ValueString())), err)
+		hint := publishHint(err, plan.ScoreID.ValueString())
+		if r.keepUnsettled(ctx, plan, err, resp) {
+			hint = unsettledHint(plan.ScoreID.ValueString())
+		}
+		addClientError(&resp.Diagnostics, "Unable to publish score", plan.detail(hint), err)
 		return
 	}
 	if !adopted && !noteCreated(r.client, score.ID) {
@@ -568,6 +575,11 @@ func (r *scoreResource) Read(ctx context.Context, req resource.ReadRequest, resp
 			return
 		}
 	}
+	if state.ID.IsNull() {
+		// A create whose publish stayed unsettled kept the resource without an id.
+		r.readUnsettled(ctx, state, req, resp)
+		return
+	}
 	ctx = logResource(ctx, state.ID.ValueString())
 	if !identityHolds(resp.Identity, state.ID.ValueString()) {
 		setScoreIdentity(ctx, resp.Identity, state.ID.ValueString(), &resp.Diagnostics)
@@ -645,6 +657,11 @@ func (r *scoreResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
+	if state.ID.IsNull() {
+		// A create whose publish stayed unsettled kept the resource without an id.
+		r.deleteUnsettled(ctx, state, req, resp)
+		return
+	}
 	if createdInRun(r.client, state.ID.ValueString()) {
 		// With create_before_destroy, the replacement came first and adopted this very
 		// score (adopt_unrecorded): deleting it would delete the replacement's.

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
@@ -139,27 +140,45 @@ func exitCode(t *testing.T, err error) int {
 
 // TestAccScore_lostPublishAnswerUnsettled: a publish without score_id whose answer is
 // lost (a gateway's 504) and whose score the listing does not show within the bound
-// is sent once and fails with the lead that says how to recover it, recording
-// nothing, rather than being published again on the listing's word. Before, it was
-// published again (max_retries times), each copy a duplicate on a lagging listing.
+// is sent once and fails, keeping the resource tainted with what the next run needs,
+// rather than being published again on the listing's word; the next apply, on a
+// healthy platform, finds that nothing was published and publishes it once. Before,
+// it was published again (max_retries times), each copy a duplicate on a lagging
+// listing.
 func TestAccScore_lostPublishAnswerUnsettled(t *testing.T) {
 	t.Parallel()
 	emu, proxy := newProxiedTestEmulator(t, "a gateway's 504 to every publish")
+	ctl := emu.control(t, "score counts")
 	proxy.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/scores$`,
 		Respond: &faultproxy.Answer{Status: http.StatusGatewayTimeout, Body: "upstream timed out"}})
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories(t),
-		Steps: []resource.TestStep{{
-			Config: emu.providerConfig() + fmt.Sprintf(`
+	config := emu.providerConfig() + fmt.Sprintf(`
 resource "mediaplatform_score" "test" {
   score_url = %q
 }
-`, accScoreURL(accName())),
-			ExpectError: errorPattern("Before applying again, import the score this publish may have created, or delete it",
-				"did not publish again", "score_id, with adopt_unrecorded = true"),
+`, accScoreURL(accName()))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories(t),
+		Steps: []resource.TestStep{{
+			Config: config,
+			ExpectError: errorPattern("Nothing to do but apply again", "tainted and without an id",
+				"by its score_url, the only score of that address without an alias"),
+		}, {
+			PreConfig: func() {
+				if n := proxy.Count(http.MethodPost, `/scores$`); n != 1 {
+					t.Errorf("%d publishes sent, want 1: a publish is never sent again on the listing's word", n)
+				}
+				proxy.Clear()
+			},
+			Config: config,
+			Check: func(*terraform.State) error {
+				if n := ctl.Stats().Scores; n != 1 {
+					return fmt.Errorf("%d scores on the platform after the next apply, want 1", n)
+				}
+				return nil
+			},
 		}},
 	})
-	if n := proxy.Count(http.MethodPost, `/scores$`); n != 1 {
-		t.Errorf("%d publishes sent, want 1: a publish is never sent again on the listing's word", n)
+	if n := proxy.Count(http.MethodPost, `/scores$`); n != 2 {
+		t.Errorf("%d publishes sent in all, want 2", n)
 	}
 }
