@@ -80,7 +80,7 @@ json_number() {
 note "building the provider and the emulator (the first build on a machine downloads the Go modules and compiles them: a few minutes; later ones take seconds)"
 mkdir -p "$work/bin"
 build_provider "$work/bin"
-(cd "$repo_root" && go build -o "$work/bin/mediaplatform-emulator" ./cmd/mediaplatform-emulator)
+(cd "$repo_root" && go build -trimpath -o "$work/bin/mediaplatform-emulator" ./cmd/mediaplatform-emulator)
 use_dev_overrides "$work/bin" "$work/terraformrc"
 phase "build"
 

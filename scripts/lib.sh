@@ -70,7 +70,7 @@ clear_provider_settings() {
 # build_provider DIR: builds the provider binary into DIR, under the name Terraform
 # looks for in a dev_overrides directory.
 build_provider() {
-	(cd "$repo_root" && go build -o "$1/terraform-provider-mediaplatform" .)
+	(cd "$repo_root" && go build -trimpath -o "$1/terraform-provider-mediaplatform" .)
 }
 
 # use_dev_overrides BINDIR FILE: writes a CLI configuration that takes

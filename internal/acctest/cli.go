@@ -111,7 +111,10 @@ func ProviderCLIConfig(t *testing.T) string {
 		}
 		providerBuild.dir = dir
 		pluginDir := filepath.Join(dir, "plugin")
-		build := exec.CommandContext(context.Background(), "go", "build", "-o", filepath.Join(pluginDir, "terraform-provider-mediaplatform"),
+		// -trimpath as every build of the project (use-local-build.sh, scripts/lib.sh):
+		// they share one set of compiled packages in Go's cache, and a copy of the
+		// source in another directory recompiles only the packages that differ.
+		build := exec.CommandContext(context.Background(), "go", "build", "-trimpath", "-o", filepath.Join(pluginDir, "terraform-provider-mediaplatform"),
 			"github.com/mediaplatform/terraform-provider-mediaplatform")
 		if out, err := build.CombinedOutput(); err != nil {
 			providerBuild.err = fmt.Errorf("building the provider: %w\n%s", err, out)

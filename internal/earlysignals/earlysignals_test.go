@@ -48,7 +48,7 @@ func TestSignalsIgnoredFromInit(t *testing.T) {
 // same for every run on every machine.
 func TestInitializedBeforeTheHeavyPackages(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "terraform-provider-mediaplatform")
-	build := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "github.com/mediaplatform/terraform-provider-mediaplatform")
+	build := exec.CommandContext(t.Context(), "go", "build", "-trimpath", "-o", bin, "github.com/mediaplatform/terraform-provider-mediaplatform")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the provider: %v\n%s", err, out)
 	}

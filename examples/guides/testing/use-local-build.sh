@@ -28,7 +28,7 @@ tofu_mirror="$dir/mirror/registry.opentofu.org/mediaplatform/mediaplatform/$vers
 mkdir -p "$mirror" "$tofu_mirror" "$dir/bin"
 # As the release build: -trimpath, and the version the provider sends in its User-Agent.
 (cd "$clone" && go build -trimpath -ldflags "-X main.version=$version" -o "$mirror/$binary" . &&
-	go build -o "$dir/bin/mediaplatform-emulator" ./cmd/mediaplatform-emulator)
+	go build -trimpath -o "$dir/bin/mediaplatform-emulator" ./cmd/mediaplatform-emulator)
 cp "$mirror/$binary" "$tofu_mirror/"
 
 cat >"$dir/terraform.rc" <<EOF_RC
