@@ -844,6 +844,17 @@ output "count" {
 	return res, nil
 }
 
+// reportScoresDataSource reports the mediaplatform_scores series, if it ran.
+func (b *bench) reportScoresDataSource(w io.Writer) {
+	if len(b.res.Scores) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n## mediaplatform_scores\n\n| scores | plan (s, median) | requests per plan | provider peak RSS (MiB) |\n|---|---|---|---|\n")
+	for _, s := range b.res.Scores {
+		fmt.Fprintf(w, "| %d | %.2f (runs %s) | %d | %.1f |\n", s.Scores, s.Plan, formatRuns(s.Runs), s.Total, float64(s.PeakRSSKiB)/1024)
+	}
+}
+
 func median(xs []float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
@@ -866,6 +877,7 @@ func (b *bench) report(w io.Writer) {
 	fmt.Fprintf(w, "%s, %s. %d runs of each plan, medians in seconds. %d terraform commands in %d s.\n\n",
 		m.Terraform, m.Go, r.Runs, r.Commands, r.TotalSeconds)
 	if len(r.Sizes) == 0 {
+		b.reportScoresDataSource(w)
 		b.reportRefresh(w)
 		b.reportApply(w)
 		b.reportGrowth(w)
@@ -905,12 +917,7 @@ func (b *bench) report(w io.Writer) {
 	for _, s := range r.Sizes {
 		fmt.Fprintf(w, "N = %d, requests of one full plan: %s; of a -refresh=false plan: %d.\n", s.N, formatRequests(s.PlanRequests), s.NoRefreshReqs)
 	}
-	if len(r.Scores) > 0 {
-		fmt.Fprintf(w, "\n## mediaplatform_scores\n\n| scores | plan (s, median) | requests per plan | provider peak RSS (MiB) |\n|---|---|---|---|\n")
-		for _, s := range r.Scores {
-			fmt.Fprintf(w, "| %d | %.2f (runs %s) | %d | %.1f |\n", s.Scores, s.Plan, formatRuns(s.Runs), s.Total, float64(s.PeakRSSKiB)/1024)
-		}
-	}
+	b.reportScoresDataSource(w)
 	b.reportRefresh(w)
 	b.reportApply(w)
 	b.reportGrowth(w)
