@@ -80,7 +80,7 @@ func main() {
 	flag.BoolVar(&o.onlyDataSource, "only-datasource", false, "run the mediaplatform_scores series alone")
 	flag.StringVar(&o.applySizes, "apply-sizes", "10,100,1000", "comma-separated numbers of new scores of the apply and destroy series (render_wait shared and individual, the emulator's default rendering time); empty skips it")
 	flag.BoolVar(&o.onlyApply, "only-apply", false, "run the apply and destroy series alone")
-	flag.StringVar(&o.applyCondition, "apply-condition", "", "run only the apply conditions whose name starts with this `text` (e.g. \"requests/s\")")
+	flag.StringVar(&o.applyCondition, "apply-condition", "", "run only the apply conditions whose name starts with this `text` (e.g. \"requests/s\"; several prefixes apart with |: \"0 ms|final\")")
 	flag.StringVar(&o.growthSizes, "growth-sizes", "100,1000", "comma-separated numbers of new scores of the growth series (apply and destroy at parallelism 10, the CPU of terraform, the provider and the emulator apart, requests and the rendering wait's reads per score); empty skips it")
 	flag.BoolVar(&o.onlyGrowth, "only-growth", false, "run the growth series alone")
 	flag.StringVar(&o.growthRenderDelay, "growth-render-delay", "0s", "the emulator's time in each of pending and rendering in the growth series")
