@@ -80,7 +80,7 @@ func main() {
 	flag.BoolVar(&o.onlyDataSource, "only-datasource", false, "run the mediaplatform_scores series alone")
 	flag.StringVar(&o.applySizes, "apply-sizes", "10,100,1000", "comma-separated numbers of new scores of the apply and destroy series (render_wait shared and individual, the emulator's default rendering time); empty skips it")
 	flag.BoolVar(&o.onlyApply, "only-apply", false, "run the apply and destroy series alone")
-	flag.StringVar(&o.applyCondition, "apply-condition", "", "run only the apply conditions whose name starts with this `text` (e.g. \"requests/s\")")
+	flag.StringVar(&o.applyCondition, "apply-condition", "", "run only the apply conditions whose name starts with this `text` (e.g. \"requests/s\"; several prefixes apart with |: \"0 ms|final\")")
 	flag.StringVar(&o.growthSizes, "growth-sizes", "100,1000", "comma-separated numbers of new scores of the growth series (apply and destroy at parallelism 10, the CPU of terraform, the provider and the emulator apart, requests and the rendering wait's reads per score); empty skips it")
 	flag.BoolVar(&o.onlyGrowth, "only-growth", false, "run the growth series alone")
 	flag.StringVar(&o.growthRenderDelay, "growth-render-delay", "0s", "the emulator's time in each of pending and rendering in the growth series")
@@ -844,6 +844,17 @@ output "count" {
 	return res, nil
 }
 
+// reportScoresDataSource reports the mediaplatform_scores series, if it ran.
+func (b *bench) reportScoresDataSource(w io.Writer) {
+	if len(b.res.Scores) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n## mediaplatform_scores\n\n| scores | plan (s, median) | requests per plan | provider peak RSS (MiB) |\n|---|---|---|---|\n")
+	for _, s := range b.res.Scores {
+		fmt.Fprintf(w, "| %d | %.2f (runs %s) | %d | %.1f |\n", s.Scores, s.Plan, formatRuns(s.Runs), s.Total, float64(s.PeakRSSKiB)/1024)
+	}
+}
+
 func median(xs []float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
@@ -866,6 +877,7 @@ func (b *bench) report(w io.Writer) {
 	fmt.Fprintf(w, "%s, %s. %d runs of each plan, medians in seconds. %d terraform commands in %d s.\n\n",
 		m.Terraform, m.Go, r.Runs, r.Commands, r.TotalSeconds)
 	if len(r.Sizes) == 0 {
+		b.reportScoresDataSource(w)
 		b.reportRefresh(w)
 		b.reportApply(w)
 		b.reportGrowth(w)
@@ -905,12 +917,7 @@ func (b *bench) report(w io.Writer) {
 	for _, s := range r.Sizes {
 		fmt.Fprintf(w, "N = %d, requests of one full plan: %s; of a -refresh=false plan: %d.\n", s.N, formatRequests(s.PlanRequests), s.NoRefreshReqs)
 	}
-	if len(r.Scores) > 0 {
-		fmt.Fprintf(w, "\n## mediaplatform_scores\n\n| scores | plan (s, median) | requests per plan | provider peak RSS (MiB) |\n|---|---|---|---|\n")
-		for _, s := range r.Scores {
-			fmt.Fprintf(w, "| %d | %.2f (runs %s) | %d | %.1f |\n", s.Scores, s.Plan, formatRuns(s.Runs), s.Total, float64(s.PeakRSSKiB)/1024)
-		}
-	}
+	b.reportScoresDataSource(w)
 	b.reportRefresh(w)
 	b.reportApply(w)
 	b.reportGrowth(w)

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
@@ -95,14 +96,16 @@ func (d *scoresDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 		resp.Diagnostics.AddError("Provider bug: the scores attribute has no object type", fmt.Sprintf("%T", data.Scores.Type(ctx)))
 		return
 	}
-	// Each score becomes its Terraform value as it arrives; the client's page and the
-	// model of the score are garbage by the next one.
-	scores := []tftypes.Value{}
+	// Each score is encoded as it arrives: its Terraform value, the client's page and
+	// the model of the score are garbage by the next one, and the list is held only as
+	// its encoding, about 0.3 KB a score (encodedResults).
+	var elements []byte
+	count := 0
 	for score, err := range d.client.AllScores(ctx, data.criteria(), int(data.Offset.ValueInt64()), int(data.MaxResults.ValueInt64())) {
 		if err != nil {
 			addClientError(&resp.Diagnostics, "Unable to list scores",
 				fmt.Sprintf("Listing the scores failed after %d of them were read. Check the filters and the provider settings, and try again.",
-					len(scores)), err)
+					count), err)
 			return
 		}
 		// A summary (the listing left out options or renderings) is read whole, once;
@@ -115,14 +118,24 @@ func (d *scoresDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 			return
 		}
 		v, err := scoreResultModel{ID: types.StringValue(score.ID), scoreAttributesModel: newScoreAttributes(score)}.terraformValue(ctx, scoreType)
+		if err == nil {
+			var encoded tfprotov6.DynamicValue // the protocol's encoding, element by element
+			encoded, err = tfprotov6.NewDynamicValue(scoreType, v)
+			elements = append(elements, encoded.MsgPack...)
+		}
 		if err != nil {
 			resp.Diagnostics.AddError("Provider bug: a score has no Terraform value", err.Error())
 			return
 		}
-		scores = append(scores, v)
+		count++
 	}
 	var err error
-	if data.Scores, err = newScoreListValue(ctx, listType, scores); err != nil {
+	if handOverEncoded(ctx, "scores", count, elements) {
+		data.Scores, err = newScoreListValue(ctx, listType, []tftypes.Value{}) // the placeholder
+	} else {
+		data.Scores, err = decodedScoreList(ctx, listType, count, elements)
+	}
+	if err != nil {
 		resp.Diagnostics.AddError("Provider bug: the scores have no Terraform value", err.Error())
 		return
 	}

@@ -17,13 +17,13 @@ type protocolServer interface {
 }
 
 // wrapServer puts the provider's protocol wrappers in front of the framework's
-// protocol server: nullArguments, tighterCollection and releaseContexts.
+// protocol server: nullArguments, encodedResults, tighterCollection and releaseContexts.
 func wrapServer(server tfprotov6.ProviderServer) (tfprotov6.ProviderServer, error) {
 	full, ok := server.(protocolServer)
 	if !ok {
 		return nil, fmt.Errorf("the protocol server %T lacks list resource or action support", server)
 	}
-	return nullArguments{tighterCollection{releaseContexts{full}}}, nil
+	return nullArguments{encodedResults{tighterCollection{releaseContexts{full}}}}, nil
 }
 
 // msgpackNull is the MessagePack encoding of a null value, of any type.

@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
@@ -100,6 +101,21 @@ func newScoreListValue(ctx context.Context, typ scoreListType, elems []tftypes.V
 		return scoreListValue{}, err
 	}
 	return scoreListValue{typ: typ, raw: &raw}, nil
+}
+
+// decodedScoreList is the list of count score objects of typ's element type, encoded
+// one after the other in elements: the result of a read served without
+// encodedResults.
+func decodedScoreList(ctx context.Context, typ scoreListType, count int, elements []byte) (scoreListValue, error) {
+	list, err := encodedList(count, elements)
+	if err != nil {
+		return scoreListValue{}, err
+	}
+	raw, err := (&tfprotov6.DynamicValue{MsgPack: list}).Unmarshal(typ.TerraformType(ctx))
+	if err != nil {
+		return scoreListValue{}, err
+	}
+	return typ.valueFromTerraform(ctx, raw)
 }
 
 func (v scoreListValue) Type(context.Context) attr.Type { return v.typ }
