@@ -42,7 +42,8 @@ resource "mediaplatform_score_view" "test" {
 }
 
 // membersRun applies membersConfig with the faults given, re-plans, imports the score
-// and destroys; expectError, when set, is the error the apply must end with instead.
+// and destroys; for a needed member, the apply must end with the entry's error
+// instead, and an apply without the faults must then converge.
 func membersRun(t *testing.T, emu *testEmulator, faults emulator.Faults, entry client.AnswerMember) {
 	t.Helper()
 	ctl := emu.control(t, "answers without a member")
@@ -72,7 +73,16 @@ func membersRun(t *testing.T, emu *testEmulator, faults emulator.Faults, entry c
 		ImportStateVerifyIgnore: append([]string{"timeouts"}, entry.ImportUnknown),
 	}}
 	if expectError != nil {
-		steps = []resource.TestStep{{Config: config, ExpectError: expectError}}
+		// Then the platform gives the member again: the next apply converges, whatever
+		// the failed one left (a publish whose answer named no score is kept to be
+		// settled), and the destroy after it removes everything.
+		steps = []resource.TestStep{{Config: config, ExpectError: expectError}, {
+			PreConfig: func() { ctl.SetFaults(emulator.Faults{}) },
+			Config:    config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+		}}
 	}
 	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviderFactories(t), Steps: steps})
 }
