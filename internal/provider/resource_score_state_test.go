@@ -268,7 +268,7 @@ func TestAccState_publishHints(t *testing.T) {
 		},
 		"unknown outcome": {
 			faultproxy.Fault{Method: http.MethodPost, Path: `/scores$`, Respond: &faultproxy.Answer{Status: 200, Body: `{}`}},
-			[]string{"Before applying again, import the score this publish may have created, or delete it", "did not publish again"},
+			[]string{"Nothing to do but apply again", "tainted and without an id", "publish was not sent again"},
 		},
 		"bad argument": {
 			faultproxy.Fault{Method: http.MethodPost, Path: `/scores$`, Respond: &faultproxy.Answer{
