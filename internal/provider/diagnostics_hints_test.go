@@ -5,6 +5,7 @@ package provider
 import (
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"regexp"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
 )
 
 // TestAccDiagnosticsHints_misspeltVariableAsMeant: with MEDIAPLATFORM_ADMIN_USERNAM set
@@ -151,6 +153,65 @@ func TestAccDiagnosticsHints_rateLimitWaitAsGiven(t *testing.T) {
 	}
 	if out, err := w.command(args...).CombinedOutput(); err != nil {
 		t.Fatalf("the apply done as the lead says (%s) failed:\n%s", strings.Join(args, " "), out)
+	}
+	if inState, held := len(strings.Fields(w.run("state", "list"))), ctl.Stats().Scores; inState != held || held != scores {
+		t.Errorf("the platform holds %d scores and the state %d, want %d of each", held, inState, scores)
+	}
+}
+
+// TestAccDiagnosticsHints_rateLimitWithoutRetryAfterAsGiven: a publishing API that
+// serves at most 2 calls at once and answers the next with 429 and no Retry-After (a
+// concurrency limit; RFC 6585 makes the header optional), each publish taking a
+// second: an apply of 8 scores at -parallelism=8 fails with the lead "Nothing was
+// changed by this request. Run again later, or with a lower -parallelism." The test
+// does what it says, with -parallelism=1, the limit and the provider's settings
+// unchanged: the apply completes, and the state holds every score the platform holds.
+// Run again at -parallelism=8 instead, the apply met the same 429s (2026-11-29): under a
+// limit of calls at once, "later" helps only once the platform's other callers are done.
+//
+// The provider runs with max_retries = 0, a user's setting that lets the first 429
+// through. With the default max_retries the same apply at -parallelism=8 completed in
+// 9 s (2026-11-29): the client retries such a 429 for up to 2 minutes a call, and its
+// pace after a 429 found the platform's; the lead comes only from a limit that pace
+// cannot meet in that time, longer than a test may take.
+func TestAccDiagnosticsHints_rateLimitWithoutRetryAfterAsGiven(t *testing.T) {
+	newWorkspace := cliWorkspaces(t)
+	t.Parallel()
+	const scores, atOnce = 8, 2
+	emu, proxy := newProxiedTestEmulator(t, "a platform that serves 2 publishes at once")
+	ctl := emu.control(t, "score counts")
+	busy := proxy.Add(faultproxy.Fault{Path: `/scores`, Busy: atOnce, Respond: &faultproxy.Answer{
+		Status: http.StatusTooManyRequests, Header: http.Header{"Content-Type": {"application/problem+json"}},
+		Body: `{"code":"publishing/TOO_MANY_REQUESTS","message":"too many requests at once","params":{},"status":429}`,
+	}})
+	proxy.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/scores$`, Latency: time.Second})
+	var config strings.Builder
+	for i := range scores {
+		fmt.Fprintf(&config, "resource \"mediaplatform_score\" \"s%d\" {\n  score_url          = %q\n  wait_for_rendering = false\n}\n",
+			i, accScoreURL(accName()))
+	}
+	w := newWorkspace(t, emu, "")
+	w.writeWith("max_retries = 0", config.String())
+	t.Cleanup(func() {
+		proxy.Clear()
+		w.run("destroy", "-auto-approve")
+	})
+	out, err := w.command("apply", "-auto-approve", fmt.Sprintf("-parallelism=%d", scores)).CombinedOutput()
+	if err == nil {
+		t.Fatalf("the apply of %d scores at once on a platform that serves %d succeeded: the test shows no hint:\n%s",
+			scores, atOnce, out)
+	}
+	lead := regexp.MustCompile(`The\s+platform\s+is\s+limiting\s+the\s+request\s+rate\s+\(HTTP\s+429\)[\s\S]*?\n\s*\n`).Find(out)
+	if lead == nil {
+		t.Fatalf("the failed apply has no rate-limit lead:\n%s", out)
+	}
+	said := strings.Join(strings.Fields(string(lead)), " ")
+	t.Logf("%d requests refused; the lead: %s", proxy.Hits(busy), said)
+	if !strings.Contains(said, "Nothing was changed by this request. Run again later, or with a lower -parallelism.") {
+		t.Fatalf("the lead of a 429 without Retry-After does not say to run again with a lower -parallelism: %s", said)
+	}
+	if out, err := w.command("apply", "-auto-approve", "-parallelism=1").CombinedOutput(); err != nil {
+		t.Fatalf("the apply with a lower -parallelism, as the lead says, failed:\n%s", out)
 	}
 	if inState, held := len(strings.Fields(w.run("state", "list"))), ctl.Stats().Scores; inState != held || held != scores {
 		t.Errorf("the platform holds %d scores and the state %d, want %d of each", held, inState, scores)
