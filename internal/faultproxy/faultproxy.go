@@ -31,7 +31,9 @@ import (
 // Fault is one rule of the proxy. A request matches when its method equals
 // Method (any method when empty) and its escaped path matches the regular
 // expression Path (any path when empty). The first matching active fault
-// applies; Times limits how many requests it applies to (0: every one).
+// applies; Times limits how many requests it applies to (0: every one); Busy
+// limits it to requests that arrive while at least Busy others are forwarded and
+// not yet answered (a platform that serves only so many calls at once).
 //
 // What a fault does, in the order a request meets it:
 //   - Latency: waits before forwarding.
@@ -55,6 +57,7 @@ type Fault struct {
 	Method string
 	Path   string
 	Times  int
+	Busy   int
 
 	Latency time.Duration
 	Respond *Answer
@@ -98,6 +101,9 @@ type Proxy struct {
 	mu       sync.Mutex
 	faults   []*rule
 	requests []Request
+	// forwarding counts the requests forwarded (or waiting out a Latency before it)
+	// whose answer has not come back yet: what Busy compares with.
+	forwarding int
 }
 
 type rule struct {
@@ -198,12 +204,25 @@ func (p *Proxy) match(r *http.Request, body []byte) *rule {
 		if f.Times > 0 && f.hits >= f.Times {
 			continue
 		}
+		if f.Busy > 0 && p.forwarding < f.Busy {
+			continue
+		}
 		f.hits++
 		rec.Fault, found = i, f
 		break
 	}
 	p.requests = append(p.requests, rec)
+	if found == nil || (found.Respond == nil && found.Handle == nil) {
+		p.forwarding++ // counted with the decision, so that Busy sees every request before it
+	}
 	return found
+}
+
+// forwarded ends the count of one request that match counted as forwarded.
+func (p *Proxy) forwarded() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.forwarding--
 }
 
 func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
@@ -214,6 +233,9 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	f := p.match(r, body)
+	if f == nil || (f.Respond == nil && f.Handle == nil) {
+		defer p.forwarded()
+	}
 	if f == nil {
 		p.forward.ServeHTTP(w, r)
 		return

@@ -143,6 +143,45 @@ func TestProxyFaults(t *testing.T) {
 	}
 }
 
+// TestProxyBusy: a fault with Busy applies only to a request that arrives while that
+// many others are forwarded and unanswered; a request answered in the platform's place
+// is not counted, and once the one in flight is answered the next is forwarded again.
+func TestProxyBusy(t *testing.T) {
+	srv, reached := backend(t)
+	p := Start(srv.URL)
+	defer p.Close()
+	release := make(chan struct{})
+	p.Add(Fault{Busy: 1, Respond: &Answer{Status: http.StatusTooManyRequests}})
+	p.Add(Fault{Path: `^/slow$`, Hold: release})
+
+	held := make(chan answer)
+	go func() {
+		a, err := get(t, p.URL+"/slow")
+		if err != nil {
+			t.Error(err)
+		}
+		held <- a
+	}()
+	for len(p.Requests()) == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	for range 2 {
+		if a, _ := get(t, p.URL+"/fast"); a.status != http.StatusTooManyRequests {
+			t.Errorf("while one request is in flight: %d, want 429", a.status)
+		}
+	}
+	close(release)
+	if a := <-held; a.status != http.StatusOK {
+		t.Errorf("the request in flight: %d, want 200", a.status)
+	}
+	if a, _ := get(t, p.URL+"/fast"); a.status != http.StatusOK {
+		t.Errorf("once the request in flight was answered: %d, want 200", a.status)
+	}
+	if n := reached.Load(); n != 2 {
+		t.Errorf("%d requests reached the platform, want 2", n)
+	}
+}
+
 func TestRecorder(t *testing.T) {
 	rec := StartRecorder()
 	defer rec.Close()
