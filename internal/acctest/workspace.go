@@ -51,7 +51,8 @@ terraform {
 // Command returns the terraform command for args in the workspace, not yet started.
 func (w *Workspace) Command(args ...string) *exec.Cmd {
 	if slices.Contains([]string{"apply", "destroy", "import", "plan", "refresh"}, args[0]) {
-		args = append(args, "-no-color", "-input=false")
+		// Before the arguments: options after an import's address and id are refused.
+		args = append([]string{args[0], "-no-color", "-input=false"}, args[1:]...)
 	}
 	cmd := exec.CommandContext(context.Background(), w.Terraform, args...)
 	cmd.Dir = w.Dir

@@ -108,7 +108,11 @@ func unsettledHint(alias string) string {
 func (r *scoreResource) readUnsettled(ctx context.Context, state scoreModel, req resource.ReadRequest, resp *resource.ReadResponse) {
 	u, ok := unsettledOf(ctx, req.Private)
 	if !ok {
-		// Nothing to look up, and nothing recorded: no score is this resource's.
+		if lead := r.unmarked(ctx, state); lead != "" {
+			resp.Diagnostics.AddError("Unable to read score", state.detail(lead))
+			return
+		}
+		setScoreIdentity(ctx, resp.Identity, removedIdentity, &resp.Diagnostics)
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -151,6 +155,36 @@ func (r *scoreResource) readUnsettled(ctx context.Context, state scoreModel, req
 			"run terraform untaint <the resource address named below> before applying.", score.ID, score.Recovered)))
 }
 
+// unmarked judges a resource kept without an id whose private state no longer says
+// when its publish was sent: Terraform plans the replacement of a tainted object as a
+// create and hands its destroy, and the state written after a failed one, the plan's
+// private state, which is empty (an apply with -refresh=false; with the refresh, the
+// read settles the publish first). Without that moment, a score under the alias may
+// be another's, published before: it returns the lead that says what to do, or "" when
+// nothing can be this resource's (no score holds the alias), so that the resource goes.
+func (r *scoreResource) unmarked(ctx context.Context, state scoreModel) string {
+	alias := state.ScoreID.ValueString()
+	if alias == "" {
+		return "Find the score this resource's publish may have created (data source mediaplatform_scores with " +
+			"score_url set to this address) and import it, after terraform state rm <the resource address named below>, " +
+			"or delete it: an earlier apply's publish of this score got no usable answer, and when it was sent, which the " +
+			"provider needs to tell the score it created from another of the same address, was lost with the private " +
+			"state Terraform keeps for the resource (an apply with -refresh=false replaces it without it)."
+	}
+	held, err := r.client.GetScore(ctx, alias)
+	switch {
+	case client.IsNotFound(err):
+		return ""
+	case err != nil:
+		return fmt.Sprintf("Apply again once the platform answers: looking up the alias %q failed (%v).", alias, err)
+	}
+	return fmt.Sprintf("If score %[2]s is this configuration's, import it: terraform state rm <the resource address named "+
+		"below>, then terraform import <that address> %[1]s; otherwise delete it or choose another score_id. An earlier "+
+		"apply's publish of this score got no usable answer, and score %[2]s holds its alias %[1]q, but when the publish was "+
+		"sent, which the provider needs to tell the score it created from one published before, was lost with the private "+
+		"state Terraform keeps for the resource (an apply with -refresh=false replaces it without it).", alias, held.ID)
+}
+
 // removedIdentity is the identity of a resource a refresh removes from the state.
 const removedIdentity = "-"
 
@@ -169,11 +203,15 @@ func stillUnsettledLead(err error) string {
 
 // deleteUnsettled destroys a resource kept without an id (the refresh could not
 // settle its publish, or did not run): the score its publish created, when the look-up
-// finds one, is deleted; none, nothing is. When the platform still cannot tell, the
-// destroy fails and the resource stays, so that no score is left behind unrecorded.
+// finds one, is deleted; none, nothing is. When the platform still cannot tell, or the
+// destroy has no private state to tell when the publish was sent, it fails and the
+// resource stays, so that no score is left behind unrecorded.
 func (r *scoreResource) deleteUnsettled(ctx context.Context, state scoreModel, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	u, ok := unsettledOf(ctx, req.Private)
 	if !ok {
+		if lead := r.unmarked(ctx, state); lead != "" {
+			resp.Diagnostics.AddError("Unable to delete score", state.detail(lead+" Nothing was deleted."))
+		}
 		return
 	}
 	score, err := r.client.SettleUnsettled(ctx, u)

@@ -27,7 +27,10 @@ import (
 //     (one score on the platform, the state's, an empty plan), with no adopt_unrecorded;
 //   - published, untaint: terraform untaint, as the error says, keeps the very score;
 //   - not published (the publish never reached the platform): the next apply publishes it;
-//   - without score_id: the next apply finds it by its score_url.
+//   - without score_id: the next apply finds it by its score_url;
+//   - published, -refresh=false: the replacement's destroy, which Terraform gives no
+//     private state, deletes nothing and says to import the alias's holder; done as it
+//     says, the score is kept.
 //
 // Before, the next apply failed with a 409 asking for adopt_unrecorded or an import,
 // and the score stayed on the platform in no state.
@@ -39,11 +42,13 @@ func TestAccScore_unsettledPublishIsRemembered(t *testing.T) {
 		aliased   bool
 		published bool // the stalled publish reached the platform
 		untaint   bool // follow the error's hint before the next apply
+		noRefresh bool // the next apply runs with -refresh=false: the destroy settles it
 	}{
-		{"published, score_id", true, true, false},
-		{"published, score_id, untaint", true, true, true},
-		{"not published, score_id", true, false, false},
-		{"published, no score_id", false, true, false},
+		{"published, score_id", true, true, false, false},
+		{"published, score_id, untaint", true, true, true, false},
+		{"not published, score_id", true, false, false, false},
+		{"published, no score_id", false, true, false, false},
+		{"published, score_id, -refresh=false", true, true, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -97,11 +102,31 @@ resource "mediaplatform_score" "test" {
 			if tc.untaint {
 				w.run("untaint", "mediaplatform_score.test")
 			}
-			out, err = w.command("apply", "-auto-approve").CombinedOutput()
+			next := []string{"apply", "-auto-approve"}
+			if tc.noRefresh {
+				next = append(next, "-refresh=false")
+			}
+			out, err = w.command(next...).CombinedOutput()
+			if tc.noRefresh {
+				// Terraform gives the replacement's destroy no private state, and so no
+				// moment to judge the alias's holder by: the error says to import it, and
+				// doing so, as it says, converges.
+				lead := "terraform state rm <the resource address named below>, then terraform import <that address> " + alias
+				if exitCode(t, err) == 0 || !strings.Contains(flat(string(out)), lead) {
+					t.Fatalf("the apply with -refresh=false does not say %q:\n%s", lead, out)
+				}
+				if n := ctl.Stats().Scores; n != 1 {
+					t.Fatalf("%d scores on the platform after the apply with -refresh=false, want the 1 kept", n)
+				}
+				w.run("state", "rm", "mediaplatform_score.test")
+				w.run("import", "mediaplatform_score.test", alias)
+				first = platformScores(t, emu)[0]
+				out, err = w.command("apply", "-auto-approve").CombinedOutput()
+			}
 			if exitCode(t, err) != 0 {
 				t.Fatalf("the next apply on a healthy platform failed:\n%s", out)
 			}
-			if tc.published && !strings.Contains(string(out), "Score found: an earlier apply published it") {
+			if tc.published && !tc.noRefresh && !strings.Contains(string(out), "Score found: an earlier apply published it") {
 				t.Errorf("the next apply does not say it found the score:\n%s", out)
 			}
 			ids := platformScores(t, emu)
@@ -113,7 +138,10 @@ resource "mediaplatform_score" "test" {
 			if tc.untaint && id != first {
 				t.Errorf("untainted, the score was replaced: %s, was %s:\n%s", id, first, out)
 			}
-			if !tc.untaint && tc.published && id == first {
+			if tc.noRefresh && id != first {
+				t.Errorf("imported, the score was replaced: %s, was %s:\n%s", id, first, out)
+			}
+			if !tc.untaint && !tc.noRefresh && tc.published && id == first {
 				t.Errorf("tainted, the score %s was kept, not replaced:\n%s", id, out)
 			}
 			if out, err := w.command("plan", "-detailed-exitcode").CombinedOutput(); exitCode(t, err) != 0 {
