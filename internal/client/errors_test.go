@@ -84,6 +84,8 @@ func errorTypeRows() []error {
 		&AmbiguousPublishError{ScoreURL: "https://cdn.test/a.sib", IDs: []string{"id-1", "id-2"},
 			Err: &UnknownOutcomeError{Method: http.MethodPost, Path: "/scores", Err: transport}},
 		&PublishCutError{Err: &UnknownOutcomeError{Method: http.MethodPost, Path: "/scores", Err: transport}},
+		&UnsettledPublishError{Err: &UnknownOutcomeError{Method: http.MethodPost, Path: "/scores", Err: transport}},
+		&unlistedError{err: &UnknownOutcomeError{Method: http.MethodPost, Path: "/scores", Err: transport}},
 		&ListChangedError{Offset: 400, Listed: 380, Pages: 30, StepBacks: 12},
 		&PagingError{Offset: 200, Detail: "the page at offset 200 lists only scores already listed"},
 		&exitRefusal{status: http.StatusTooManyRequests, attempts: 2, over: 1500 * time.Millisecond},

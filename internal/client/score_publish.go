@@ -307,9 +307,9 @@ func (c *Client) SettleUnsettled(ctx context.Context, u UnsettledPublish) (*Scor
 	now, _ := c.PlatformTime(time.Now())
 	ago := max(now.Sub(u.Sent), 0)
 	sent := sentAt{platform: u.Sent, mono: c.local.Now().Add(-ago)}
-	cause := &UnknownOutcomeError{Method: http.MethodPost, Path: "/scores", Detail: "the score may have been created",
-		Err: fmt.Errorf("an earlier run's publish, sent at %s on the platform's clock, got no usable answer",
-			u.Sent.UTC().Format(time.RFC3339))}
+	cause := (&request{method: http.MethodPost, outcomeDetail: "the score may have been created"}).unknownOutcome("/scores",
+		fmt.Errorf("an earlier run's publish, sent at %s on the platform's clock, got no usable answer",
+			u.Sent.UTC().Format(time.RFC3339)))
 	s, err := c.recoverPublish(ctx, u.Input, sent, cause)
 	var unlisted *unlistedError
 	for errors.As(err, &unlisted) {

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"regexp"
 	"slices"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/testnet"
 )
 
 // leadFlow is one flow of the provider's calls: what it does with a client, and the
@@ -144,12 +144,7 @@ func TestLeads_nameTheFailingRequestsSetting(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = seed.Close(ctx)
-	l, err := (&net.ListenConfig{}).Listen(ctx, "tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := l.Addr().String()
-	_ = l.Close()
+	closed := testnet.ClosedAddress(t)
 
 	for _, flow := range leadFlows(alias) {
 		proxy.Clear()

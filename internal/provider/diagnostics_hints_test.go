@@ -19,6 +19,7 @@ import (
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/testnet"
 )
 
 // TestAccDiagnosticsHints_misspeltVariableAsMeant: with MEDIAPLATFORM_ADMIN_USERNAM set
@@ -75,12 +76,7 @@ func TestAccDiagnosticsHints_noProxyNamesTheHost(t *testing.T) {
 	for _, u := range []*string{&cfg.AdminURL, &cfg.PlatformURL, &cfg.PublishingURL, &cfg.RegistryURL} {
 		*u = strings.Replace(*u, listening, net.JoinHostPort(name, port), 1)
 	}
-	l, err := (&net.ListenConfig{}).Listen(t.Context(), "tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	down := l.Addr().String()
-	_ = l.Close()
+	down := testnet.ClosedAddress(t)
 	w := newWorkspace(t, emu, "")
 	w.writeProvider(providerBlock(cfg), `data "mediaplatform_health" "test" {}`+"\n")
 	w.env = []string{"HTTP_PROXY=http://" + down}

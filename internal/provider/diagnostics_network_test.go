@@ -16,6 +16,7 @@ import (
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/faultproxy"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/testnet"
 )
 
 // TestNetwork_errorsLeadWithTheCause: a request that gets no answer leads with
@@ -26,12 +27,7 @@ func TestNetwork_errorsLeadWithTheCause(t *testing.T) {
 	t.Run("connection refused", func(t *testing.T) {
 		t.Parallel()
 		emu := newTestEmulator(t)
-		l, err := (&net.ListenConfig{}).Listen(t.Context(), "tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		closed := l.Addr().String()
-		_ = l.Close()
+		closed := testnet.ClosedAddress(t)
 		cfg := emu.config()
 		cfg.PlatformURL = "http://" + closed
 		expectPlanError(t, providerBlock(cfg)+`data "mediaplatform_health" "test" {}`,
@@ -186,12 +182,7 @@ resource "mediaplatform_external_authentication" "test" {
 		}
 	})
 	t.Run("the proxy is down", func(t *testing.T) {
-		l, err := (&net.ListenConfig{}).Listen(t.Context(), "tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		down := l.Addr().String()
-		_ = l.Close()
+		down := testnet.ClosedAddress(t)
 		w := newWorkspace(t, emu, "")
 		w.writeProvider(config, "")
 		w.env = []string{"HTTP_PROXY=http://" + down}

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/testnet"
 )
 
 // refusingProxy is a forward proxy that answers every CONNECT with status, as a
@@ -67,12 +68,7 @@ data "mediaplatform_health" "test" {}
 	host := "platform.test:" + port
 	// An address where nothing listens, named in NO_PROXY: the request goes there
 	// directly, and this machine's resolver is never asked for a name.
-	l, err := (&net.ListenConfig{}).Listen(t.Context(), "tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := l.Addr().String()
-	_ = l.Close()
+	closed := testnet.ClosedAddress(t)
 	direct := cfg
 	direct.AdminURL = strings.Replace(cfg.AdminURL, host, closed, 1)
 	direct.PlatformURL = strings.Replace(cfg.PlatformURL, host, closed, 1)
