@@ -301,9 +301,9 @@ type churn struct {
 	done      sync.WaitGroup
 }
 
-// startChurn publishes and deletes (one of victims, in their order or shuffled)
-// perSecond times a second each, in workers goroutines, until the test ends or halt
-// is called.
+// startChurn publishes and deletes (one of victims, in their order or shuffled, then
+// the scores it published itself) perSecond times a second each, in workers
+// goroutines, until the test ends or halt is called.
 func startChurn(t *testing.T, c *Client, victims []string, perSecond, workers int, shuffle bool) *churn {
 	t.Helper()
 	ch := &churn{deleted: map[string]bool{}, victims: append([]string(nil), victims...), stop: make(chan struct{})}
@@ -322,11 +322,17 @@ func startChurn(t *testing.T, c *Client, victims []string, perSecond, workers in
 					return
 				case <-tick.C:
 				}
-				if _, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: fmt.Sprintf("https://cdn.example/churn-%d-%d.sib", w, i)}); err != nil {
+				s, err := c.PublishScore(ctx, PublishScoreInput{ScoreURL: fmt.Sprintf("https://cdn.example/churn-%d-%d.sib", w, i)})
+				if err != nil {
 					ch.failed.CompareAndSwap(nil, err)
 				}
 				ch.published.Add(1)
 				ch.mu.Lock()
+				if s != nil {
+					// Once the victims given are gone, the churn deletes its own scores:
+					// the set keeps its size however long a slow machine takes.
+					ch.victims = append(ch.victims, s.ID)
+				}
 				if len(ch.victims) == 0 {
 					ch.mu.Unlock()
 					continue
