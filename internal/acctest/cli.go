@@ -142,3 +142,14 @@ func RemoveProviderBuild() {
 		_ = os.RemoveAll(providerBuild.dir)
 	}
 }
+
+// SkipWithout skips the test, naming the first of tools that is not on PATH: a test
+// that runs a recipe as printed needs the programs the recipe calls.
+func SkipWithout(t *testing.T, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not on PATH", tool)
+		}
+	}
+}

@@ -195,11 +195,7 @@ type placeCase struct {
 // says the setup saves the run, and the harm where it says it cannot. A plain test: no
 // TF_ACC, no provider.
 func TestCIRunners_containersAndWrappers(t *testing.T) {
-	for _, name := range []string{"bash", "sh", "setsid", "unshare"} {
-		if _, err := exec.LookPath(name); err != nil {
-			t.Skipf("%s is not on PATH", name)
-		}
-	}
+	acctest.SkipWithout(t, "bash", "sh", "setsid", "unshare")
 	if err := exec.CommandContext(context.Background(), "unshare", "--pid", "--fork", "true").Run(); err != nil {
 		t.Skipf("no PID namespace for the container models (unshare --pid --fork needs root): %v", err)
 	}
@@ -402,11 +398,7 @@ func containerStart(j *ciJob, step string) *exec.Cmd {
 // creates only what is missing.
 func TestAccCIRunners_containers(t *testing.T) {
 	terraformPath := acctest.CLI(t)
-	for _, name := range []string{"bash", "setsid", "unshare"} {
-		if _, err := exec.LookPath(name); err != nil {
-			t.Skipf("%s is not on PATH", name)
-		}
-	}
+	acctest.SkipWithout(t, "bash", "setsid", "unshare")
 	if err := exec.CommandContext(context.Background(), "unshare", "--pid", "--fork", "--mount-proc", "true").Run(); err != nil {
 		t.Skipf("no PID namespace for the container model (unshare --pid --fork needs root): %v", err)
 	}

@@ -206,11 +206,7 @@ func accountValues(emu *acctest.Target) map[string]string {
 // init, as a job that installs no provider does.
 func TestAccCIJobs_githubActionsApply(t *testing.T) {
 	terraformPath := acctest.CLI(t)
-	for _, tool := range []string{"bash", "setsid", "go"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not on PATH", tool)
-		}
-	}
+	acctest.SkipWithout(t, "bash", "setsid", "go")
 	t.Parallel()
 	guide := filepath.Join("..", "..", "examples", "guides", "running-in-ci")
 	emu := acctest.StartEmulator(t, emulator.Options{RenderDelay: acctest.RenderDelay})
@@ -253,11 +249,7 @@ resource "mediaplatform_score" "ci" {
 // and ran terraform init against a provider in no registry.
 func TestAccCIJobs_githubActionsModuleTests(t *testing.T) {
 	terraformPath := acctest.CLI(t)
-	for _, tool := range []string{"bash", "go"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not on PATH", tool)
-		}
-	}
+	acctest.SkipWithout(t, "bash", "go")
 	t.Parallel()
 	examples := filepath.Join("..", "..", "examples")
 	workspace := t.TempDir()

@@ -70,9 +70,7 @@ func ciRecipe(t *testing.T) string {
 // points of their work.
 func TestAccCIRecipe(t *testing.T) {
 	terraformPath := acctest.CLI(t)
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("bash is not on PATH")
-	}
+	acctest.SkipWithout(t, "bash")
 	t.Parallel()
 	const stops, scores, views = 20, 4, 2
 	emu, proxy := acctest.StartProxied(t, emulator.Options{RenderDelay: 200 * time.Millisecond})
@@ -340,11 +338,7 @@ func limitEnv(limit time.Duration) []string {
 // stop within APPLY_KILL_AFTER of that signal is killed. A plain unit test: no TF_ACC,
 // no terraform (TestAccCIRecipe runs the real one and checks the state).
 func TestCIRecipe_oneSignalAtItsTimeLimit(t *testing.T) {
-	for _, name := range []string{"bash", "setsid"} {
-		if _, err := exec.LookPath(name); err != nil {
-			t.Skipf("%s is not on PATH", name)
-		}
-	}
+	acctest.SkipWithout(t, "bash", "setsid")
 	t.Parallel()
 	recipe := ciRecipe(t)
 	run := func(t *testing.T, env []string, args ...string) (string, int, acctest.StandInRun) {

@@ -266,7 +266,7 @@ func (e *UnsettledPublishError) Unwrap() error { return e.Err }
 // outcome was unknown (*PublishCutError) or one whose look-up could not tell
 // (*UnsettledPublishError). ok is false for any other error, a publish that certainly
 // created nothing included.
-func UnsettledOf(c *Client, err error) (_ UnsettledPublish, ok bool) {
+func (c *Client) UnsettledOf(err error) (_ UnsettledPublish, ok bool) {
 	var u *UnsettledPublishError
 	if errors.As(err, &u) {
 		return u.Publish, true

@@ -23,6 +23,7 @@ var (
 	providerCLIConfig = acctest.ProviderCLIConfig
 	writeFile         = acctest.WriteFile
 	waitFor           = acctest.WaitFor
+	skipWithout       = acctest.SkipWithout
 )
 
 // workspace is a Terraform working directory using the built provider.

@@ -67,7 +67,7 @@ func unsettledOf(ctx context.Context, private privateData) (_ client.UnsettledPu
 // state as tainted. It reports whether it kept it: not with an alias and
 // adopt_unrecorded, whose own rule settles it.
 func (r *scoreResource) keepUnsettled(ctx context.Context, plan scoreModel, err error, resp *resource.CreateResponse) bool {
-	u, ok := client.UnsettledOf(r.client, err)
+	u, ok := r.client.UnsettledOf(err)
 	if !ok || (u.Input.Alias != "" && plan.AdoptUnrecorded.ValueBool()) {
 		// With an alias and adopt_unrecorded, the next apply adopts the score, if the
 		// platform published it, and keeps it: a tainted resource would replace it.

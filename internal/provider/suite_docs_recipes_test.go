@@ -59,11 +59,7 @@ func docBlocksOf(text string) []docBlock {
 // directory".
 func TestAccDocsIndex_shellBlocksAsPrinted(t *testing.T) {
 	terraformPath := cliForTests(t)
-	for _, tool := range []string{"bash", "curl", "go"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not on PATH", tool)
-		}
-	}
+	skipWithout(t, "bash", "curl", "go")
 	t.Parallel()
 	repo, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {

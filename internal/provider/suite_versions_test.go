@@ -78,9 +78,7 @@ esac
 // version, it installs that one beside it, so a configuration may pin either. Before,
 // every build was 0.0.1 and knew no version ("dev").
 func TestLocalBuildInstallsChangelogVersion(t *testing.T) {
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("bash is not on PATH")
-	}
+	skipWithout(t, "bash")
 	t.Parallel()
 	versions, _ := changelogVersions(t)
 	newest, other := versions[0], "0.0.1-test"
@@ -287,11 +285,7 @@ func scoreSchemaVersion(t *testing.T, dir string) int {
 // short.
 func TestAccUpgrade_pinAndRollBack(t *testing.T) {
 	terraformPath := cliForTests(t)
-	for _, tool := range []string{"bash", "cp", "go"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not on PATH", tool)
-		}
-	}
+	skipWithout(t, "bash", "cp", "go")
 	t.Parallel()
 	versions, _ := changelogVersions(t)
 	if len(versions) < 2 {
