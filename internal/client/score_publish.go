@@ -312,10 +312,12 @@ func (c *Client) SettleUnsettled(ctx context.Context, u UnsettledPublish) (*Scor
 			u.Sent.UTC().Format(time.RFC3339)))
 	s, err := c.recoverPublish(ctx, u.Input, sent, cause)
 	var unlisted *unlistedError
-	for errors.As(err, &unlisted) {
-		// Again, on the clock the look-up's answers gave: a listing read once the
-		// listing's lag is past proves that nothing was created; one read before it is
-		// read again then (a run applying again at once waits a few seconds).
+	if errors.As(err, &unlisted) {
+		// A listing read once the listing's lag is past proves that nothing was
+		// created. Read before it (on the platform's clock the look-up's answers gave),
+		// it is read again once the rest of the lag is past on this run's monotonic
+		// clock, at most the whole lag: the publish was sent before this run began,
+		// whatever the platform's clock says after a step, so it is then that old.
 		now, _ = c.PlatformTime(time.Now())
 		bound := ListingLagBound + ClockTolerance
 		if c.lagShown() {
@@ -324,11 +326,13 @@ func (c *Client) SettleUnsettled(ctx context.Context, u UnsettledPublish) (*Scor
 		if ago = now.Sub(u.Sent); ago > bound {
 			return nil, nil
 		}
-		if werr := c.local.Sleep(ctx, bound-ago+10*time.Millisecond); werr != nil {
+		if werr := c.local.Sleep(ctx, min(bound-ago, bound)+10*time.Millisecond); werr != nil {
 			return nil, err
 		}
 		sent.mono = c.local.Now().Add(-bound)
-		s, err = c.recoverPublish(ctx, u.Input, sent, cause)
+		if s, err = c.recoverPublish(ctx, u.Input, sent, cause); errors.As(err, &unlisted) {
+			return nil, nil
+		}
 	}
 	if IsConflict(err) {
 		return nil, nil

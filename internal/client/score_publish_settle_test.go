@@ -134,6 +134,9 @@ func TestSettleUnsettled(t *testing.T) {
 		{"no alias, published", PublishScoreInput{ScoreURL: addr}, []held{{PublishScoreInput{ScoreURL: addr}, true}, {PublishScoreInput{ScoreURL: addr}, false}}, 0, false, "found"},
 		{"no alias, none, listing's lag past", PublishScoreInput{ScoreURL: addr}, []held{{PublishScoreInput{ScoreURL: other}, true}}, time.Minute, false, "none"},
 		{"no alias, none, within the listing's lag", PublishScoreInput{ScoreURL: addr}, nil, 0, false, "none"}, // read again once past it
+		// The platform's clock stepped back an hour since: the publish looks an hour
+		// ahead, and the wait for the listing's lag is still at most the lag.
+		{"no alias, none, the platform's clock stepped back", PublishScoreInput{ScoreURL: addr}, nil, -time.Hour, false, "none"},
 		{"no alias, look-up stalled", PublishScoreInput{ScoreURL: addr}, []held{{PublishScoreInput{ScoreURL: addr}, true}}, 0, true, "unknown"},
 		{"no alias, two", PublishScoreInput{ScoreURL: addr}, []held{{PublishScoreInput{ScoreURL: addr}, true}, {PublishScoreInput{ScoreURL: addr}, true}}, 0, false, "ambiguous"},
 	} {
@@ -165,7 +168,7 @@ func TestSettleUnsettled(t *testing.T) {
 			if tc.stall {
 				p.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/scores`, Latency: time.Hour})
 			}
-			ctx, stop := context.WithTimeout(env.ctx, 10*time.Second)
+			ctx, stop := context.WithTimeout(env.ctx, time.Minute) // far past the lag bound: a wait of hours fails
 			defer stop()
 			// A later run: another client, with no memory of this one.
 			cfg := c.cfg
