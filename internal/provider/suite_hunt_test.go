@@ -297,12 +297,6 @@ data "mediaplatform_command" "test" {
 				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 			},
 			Check: resource.ComposeTestCheckFunc(ids.record("mediaplatform_score.test"), viewLifetime),
-		}, {
-			// Another run an hour before the view's renewal: nothing to do.
-			Config: config,
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-			},
 		}},
 	})
 }
