@@ -34,6 +34,7 @@ func TestMain(m *testing.M) {
 	acctest.RefuseSkippedAcc()
 	testparallel.Default(modelsAtOnce)
 	acctest.CommandsWithoutCollector()
+	acctest.CommandsHearStops()
 	code := m.Run()
 	acctest.RemoveProviderBuild()
 	os.Exit(code)

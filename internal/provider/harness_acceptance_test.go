@@ -578,6 +578,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(resource.EnvTfAcc) != "" {
 		testparallel.Default(acceptancePerCore * runtime.GOMAXPROCS(0))
 		acctest.CommandsWithoutCollector()
+		acctest.CommandsHearStops()
 	}
 	resource.TestMain(removingProviderBuild{m})
 }
