@@ -2,10 +2,14 @@ package acctest
 
 import (
 	"bytes"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // Process is what a CI runner, or a test of signals, reads of a process in /proc.
@@ -40,4 +44,26 @@ func Processes() []Process {
 		ps = append(ps, Process{PID: pid, PPID: ppid, Env: strings.Split(string(environ), "\x00")})
 	}
 	return ps
+}
+
+// StartNotBusy starts cmd, and when the kernel refuses its program as busy (ETXTBSY),
+// a copy of it, until the program starts or 5 s have passed; it returns the command
+// that started (or the last tried). A test that writes a script and runs it while
+// other tests start processes meets this: a process forked meanwhile holds the
+// script open for writing until it runs its own program (golang/go#22315), and a
+// runner model failed with "fork/exec …/terragrunt: text file busy". The copy keeps
+// every exported field; a command made with a context must not be given.
+func StartNotBusy(cmd *exec.Cmd) (*exec.Cmd, error) {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		err := cmd.Start()
+		if !errors.Is(err, syscall.ETXTBSY) || time.Now().After(deadline) {
+			return cmd, err
+		}
+		time.Sleep(20 * time.Millisecond)
+		cmd = &exec.Cmd{
+			Path: cmd.Path, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir, Stdin: cmd.Stdin, Stdout: cmd.Stdout,
+			Stderr: cmd.Stderr, ExtraFiles: cmd.ExtraFiles, SysProcAttr: cmd.SysProcAttr, WaitDelay: cmd.WaitDelay,
+		}
+	}
 }

@@ -89,9 +89,11 @@ func (j *ciJob) exited(d time.Duration) bool {
 // kills every process of the job still running (the container going away).
 func (j *ciJob) launch() {
 	j.t.Helper()
-	if err := j.cmd.Start(); err != nil {
+	cmd, err := acctest.StartNotBusy(j.cmd)
+	if err != nil {
 		j.t.Fatal(err)
 	}
+	j.cmd = cmd
 	go func() { _ = j.cmd.Wait(); close(j.done) }()
 	j.t.Cleanup(func() {
 		for _, p := range tagged(ciJobVar + "=" + j.marker) {
