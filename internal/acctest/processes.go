@@ -54,16 +54,16 @@ func Processes() []Process {
 // runner model failed with "fork/exec …/terragrunt: text file busy". The copy keeps
 // every exported field; a command made with a context must not be given.
 func StartNotBusy(cmd *exec.Cmd) (*exec.Cmd, error) {
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		err := cmd.Start()
-		if !errors.Is(err, syscall.ETXTBSY) || time.Now().After(deadline) {
-			return cmd, err
+	var err error
+	WaitFor(5*time.Second, func() bool {
+		if err != nil {
+			cmd = &exec.Cmd{
+				Path: cmd.Path, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir, Stdin: cmd.Stdin, Stdout: cmd.Stdout,
+				Stderr: cmd.Stderr, ExtraFiles: cmd.ExtraFiles, SysProcAttr: cmd.SysProcAttr, WaitDelay: cmd.WaitDelay,
+			}
 		}
-		time.Sleep(20 * time.Millisecond)
-		cmd = &exec.Cmd{
-			Path: cmd.Path, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir, Stdin: cmd.Stdin, Stdout: cmd.Stdout,
-			Stderr: cmd.Stderr, ExtraFiles: cmd.ExtraFiles, SysProcAttr: cmd.SysProcAttr, WaitDelay: cmd.WaitDelay,
-		}
-	}
+		err = cmd.Start()
+		return !errors.Is(err, syscall.ETXTBSY)
+	})
+	return cmd, err
 }

@@ -27,10 +27,6 @@ func CommandsHearStops() {
 	if len(ignored) == 0 {
 		return
 	}
-	caught := make(chan os.Signal, 1)
-	signal.Notify(caught, ignored...)
-	go func() {
-		for range caught { //nolint:revive // dropped: the process was started ignoring them
-		}
-	}()
+	// Nobody reads the channel: once it holds one, Notify drops the rest.
+	signal.Notify(make(chan os.Signal, 1), ignored...)
 }
