@@ -3,8 +3,10 @@
 package provider
 
 import (
+	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -40,19 +42,42 @@ func TestAccScore_openFilesLimit(t *testing.T) {
 	// runtime raises a soft limit to the hard one when it starts).
 	apply.Args = append([]string{"sh", "-c", fmt.Sprintf(`ulimit -n %d && exec "$0" "$@"`, limit)}, apply.Args...)
 	apply.Path = "/bin/sh"
-	var out strings.Builder
-	apply.Stdout, apply.Stderr = &out, &out
 	start := time.Now()
-	if err := apply.Start(); err != nil {
+	out, peak, err := runHoldingFiles(t, apply)
+	t.Logf("apply of %d scores under a limit of %d open files at -parallelism=%d: %v in %s; the provider held at most %d files",
+		scores, limit, parallelism, err, time.Since(start).Round(time.Second), peak)
+	if peak >= limit {
+		t.Errorf("the provider held %d open files, reaching the limit of %d: its connections are not bounded below it", peak, limit)
+	}
+	if err != nil {
+		t.Errorf("the apply under the limit failed: %v\n%s", err, out)
+	}
+	if strings.Contains(string(out), "network path") {
+		t.Errorf("a failure blames the network path for a limit of this machine:\n%s", out)
+	}
+	inState := len(strings.Fields(w.run("state", "list")))
+	if held := ctl.Stats().Scores; inState != held || held != scores {
+		t.Errorf("the platform holds %d scores and the state %d, want %d of each", held, inState, scores)
+	}
+}
+
+// runHoldingFiles runs cmd (a terraform command, or a shell that execs one) to its end
+// and returns its combined output, its error, and the most files a provider it
+// started held at once (/proc/PID/fd of its children named after the provider,
+// sampled every 20 ms).
+func runHoldingFiles(t *testing.T, cmd *exec.Cmd) ([]byte, int, error) {
+	t.Helper()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// The provider's open files, sampled until the apply ends.
 	done := make(chan struct{})
 	var peak int
 	var sampling sync.WaitGroup
 	sampling.Go(func() {
 		for {
-			for _, pid := range childrenNamed(apply.Process.Pid, "terraform-provider-mediaplatform") {
+			for _, pid := range childrenNamed(cmd.Process.Pid, "terraform-provider-mediaplatform") {
 				if fds, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "fd")); err == nil {
 					peak = max(peak, len(fds))
 				}
@@ -64,22 +89,8 @@ func TestAccScore_openFilesLimit(t *testing.T) {
 			}
 		}
 	})
-	err := apply.Wait()
+	err := cmd.Wait()
 	close(done)
 	sampling.Wait()
-	t.Logf("apply of %d scores under a limit of %d open files at -parallelism=%d: %v in %s; the provider held at most %d files",
-		scores, limit, parallelism, err, time.Since(start).Round(time.Second), peak)
-	if peak >= limit {
-		t.Errorf("the provider held %d open files, reaching the limit of %d: its connections are not bounded below it", peak, limit)
-	}
-	if err != nil {
-		t.Errorf("the apply under the limit failed: %v\n%s", err, out.String())
-	}
-	if strings.Contains(out.String(), "network path") {
-		t.Errorf("a failure blames the network path for a limit of this machine:\n%s", out.String())
-	}
-	inState := len(strings.Fields(w.run("state", "list")))
-	if held := ctl.Stats().Scores; inState != held || held != scores {
-		t.Errorf("the platform holds %d scores and the state %d, want %d of each", held, inState, scores)
-	}
+	return out.Bytes(), peak, err
 }
