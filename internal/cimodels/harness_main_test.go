@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/acctest"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/testcollector"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/testparallel"
 )
 
@@ -33,6 +34,7 @@ func TestMain(m *testing.M) {
 	flag.Parse()
 	acctest.RefuseSkippedAcc()
 	testparallel.Default(modelsAtOnce)
+	testcollector.CollectLess() // before CommandsWithoutCollector sets GOGC for the commands
 	acctest.CommandsWithoutCollector()
 	acctest.CommandsHearStops()
 	code := m.Run()

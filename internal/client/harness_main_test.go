@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/testcollector"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/testparallel"
 )
 
@@ -18,9 +19,11 @@ import (
 // tests whose point is a race against the clock (TestCloseUnderASharedRateLimit) meet.
 const waitingTestsPerCore = 3
 
-// TestMain runs the package's tests, waitingTestsPerCore to a core.
+// TestMain runs the package's tests, waitingTestsPerCore to a core, collecting less
+// (testcollector).
 func TestMain(m *testing.M) {
 	flag.Parse()
 	testparallel.Default(waitingTestsPerCore * runtime.GOMAXPROCS(0))
+	testcollector.CollectLess()
 	os.Exit(m.Run())
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/acctest"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/testcollector"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/testparallel"
 )
 
@@ -575,6 +576,7 @@ func TestMain(m *testing.M) {
 		clearProviderEnvironment()
 	}
 	acctest.RefuseSkippedAcc()
+	testcollector.CollectLess() // before CommandsWithoutCollector sets GOGC for the commands
 	if os.Getenv(resource.EnvTfAcc) != "" {
 		testparallel.Default(acceptancePerCore * runtime.GOMAXPROCS(0))
 		acctest.CommandsWithoutCollector()
