@@ -120,20 +120,44 @@ func ProviderCLIConfig(t *testing.T) string {
 			providerBuild.err = fmt.Errorf("building the provider: %w\n%s", err, out)
 			return
 		}
-		cliConfig := filepath.Join(dir, "terraform.rc")
-		providerBuild.err = os.WriteFile(cliConfig, fmt.Appendf(nil, `provider_installation {
+		providerBuild.cliConfig, providerBuild.err = writeDevOverrides(dir, pluginDir)
+	})
+	if providerBuild.err != nil {
+		t.Fatal(providerBuild.err)
+	}
+	return providerBuild.cliConfig
+}
+
+// ProviderBinary returns the path of the provider binary ProviderCLIConfig builds.
+func ProviderBinary(t *testing.T) string {
+	t.Helper()
+	ProviderCLIConfig(t)
+	return filepath.Join(providerBuild.dir, "plugin", "terraform-provider-mediaplatform")
+}
+
+// DevOverridesCLIConfig returns a CLI configuration of the test's whose dev_overrides
+// point Terraform at pluginDir, a folder holding a terraform-provider-mediaplatform
+// of the test's own (a script that runs ProviderBinary in some way, say).
+func DevOverridesCLIConfig(t *testing.T, pluginDir string) string {
+	t.Helper()
+	cliConfig, err := writeDevOverrides(t.TempDir(), pluginDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cliConfig
+}
+
+// writeDevOverrides writes, in dir, a CLI configuration whose dev_overrides point at
+// pluginDir, and returns its path.
+func writeDevOverrides(dir, pluginDir string) (string, error) {
+	cliConfig := filepath.Join(dir, "terraform.rc")
+	return cliConfig, os.WriteFile(cliConfig, fmt.Appendf(nil, `provider_installation {
   dev_overrides {
     "mediaplatform/mediaplatform" = %q
   }
   direct {}
 }
 `, pluginDir), 0o600)
-		providerBuild.cliConfig = cliConfig
-	})
-	if providerBuild.err != nil {
-		t.Fatal(providerBuild.err)
-	}
-	return providerBuild.cliConfig
 }
 
 // RemoveProviderBuild removes the provider binary built for the run, if any.
