@@ -15,12 +15,9 @@ import (
 // limit's window, a Retry-After, a command's steps, a held answer. At go test's
 // default of one test per core the package took 71 s under the race detector on a
 // 2-core machine, for 103 s of tests; at two per core 44 s, at three 31 s, and at four
-// or eight no less (29-34 s). Three, then, until the package's tests grew: on
-// 2026-11-29 it took 77-84 s in a quiet .ci/run, and run alone beside two busy loops
-// (`yes > /dev/null`, with which CI's cores may be shared) 68.7 s at three per core
-// and 57.8 s at five, for 44 and 40 CPU-s: more of its threads runnable get it more
-// of the shared cores. Five.
-const waitingTestsPerCore = 5
+// or eight no less (29-34 s). Three, then: more only adds to the contention that the
+// tests whose point is a race against the clock (TestCloseUnderASharedRateLimit) meet.
+const waitingTestsPerCore = 3
 
 // TestMain runs the package's tests, waitingTestsPerCore to a core, collecting less
 // (testcollector).
