@@ -41,7 +41,7 @@ func waitFor(cond func() bool) bool {
 // left live without a word: Close removes it with the token it holds.
 func TestCloseRemovesAReplacedToken(t *testing.T) {
 	t.Parallel()
-	env := newEmuEnv(t, emulator.Options{TokenLifetime: 3 * time.Second})
+	env := newEmuEnv(t, emulator.Options{TokenLifetime: 12 * time.Second})
 	c, p := env.proxiedClient()
 	p.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/extension$`, Status: http.StatusBadRequest})
 	p.Add(faultproxy.Fault{Method: http.MethodDelete, Path: `/auth/tokens/current$`, Times: 1,
@@ -49,7 +49,7 @@ func TestCloseRemovesAReplacedToken(t *testing.T) {
 	if _, err := c.ListScores(env.ctx, ListScoresInput{}); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(2200 * time.Millisecond) // less than a third of the lifetime left: the next call renews
+	time.Sleep(8500 * time.Millisecond) // less than a third of the lifetime left (3.5 s): the next call renews
 	if _, err := c.ListScores(env.ctx, ListScoresInput{}); err != nil {
 		t.Fatal(err)
 	}

@@ -128,13 +128,13 @@ func exitRefusalsIn(err error) int {
 // grant while it is still valid; it is removed then, not left live until it expires.
 func TestReplacedTokenIsRemoved(t *testing.T) {
 	t.Parallel()
-	env := newEmuEnv(t, emulator.Options{TokenLifetime: 3 * time.Second})
+	env := newEmuEnv(t, emulator.Options{TokenLifetime: 12 * time.Second})
 	c, p := env.proxiedClient()
 	p.Add(faultproxy.Fault{Method: http.MethodPost, Path: `/extension$`, Status: http.StatusBadRequest})
 	if _, err := c.ListScores(env.ctx, ListScoresInput{}); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(2200 * time.Millisecond) // less than a third of the lifetime left: the next call renews
+	time.Sleep(8500 * time.Millisecond) // less than a third of the lifetime left (3.5 s): the next call renews
 	if _, err := c.ListScores(env.ctx, ListScoresInput{}); err != nil {
 		t.Fatal(err)
 	}
