@@ -89,6 +89,8 @@ func errorTypeRows() []error {
 		&ListChangedError{Offset: 400, Listed: 380, Pages: 30, StepBacks: 12},
 		&PagingError{Offset: 200, Detail: "the page at offset 200 lists only scores already listed"},
 		&exitRefusal{status: http.StatusTooManyRequests, attempts: 2, over: 1500 * time.Millisecond},
+		&exitCutOff{attempt: 1, cause: context.DeadlineExceeded},
+		&exitCutOff{attempt: 2, before: &exitRefusal{status: http.StatusTooManyRequests, attempts: 1}, cause: context.DeadlineExceeded},
 		&AdminLoginRefusedError{Err: &APIError{Status: http.StatusUnauthorized, Method: http.MethodPost, Path: "/api/v1/login"}},
 		&OAuthError{Status: http.StatusUnauthorized, Method: http.MethodPost, Path: "/auth/oauth2/ropc/default",
 			Description: "Unauthorized"},

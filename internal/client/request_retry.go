@@ -185,6 +185,10 @@ const exitRetryWait = 50 * time.Millisecond
 func (c *Client) decideExit(ctx context.Context, a *attempts, resp *http.Response, err error) (again bool, wait time.Duration, _ error) {
 	wait, refused := exitRetryWait, false
 	switch {
+	case err != nil && ctx.Err() != nil:
+		// The window ended with the attempt under way: whether the platform acted on it
+		// is unknown, which is what the call ends in, not ctx's "deadline exceeded".
+		return false, 0, &exitCutOff{attempt: a.n, before: a.refusal, cause: ctx.Err()}
 	case err != nil && !transient(err):
 		return false, 0, err
 	case err == nil && resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable:
@@ -220,6 +224,26 @@ type exitRefusal struct {
 func (e *exitRefusal) Error() string {
 	return fmt.Sprintf("HTTP %d (%s)", e.status, exitAttempts(e.attempts, e.over))
 }
+
+// exitCutOff is an exit request whose attempt was still under way when the exit's
+// window ended: the platform may have released the credential or not, and nobody is
+// left to ask it again.
+type exitCutOff struct {
+	attempt int
+	before  error // the refusal the attempt before it met, if any
+	cause   error // ctx's error
+}
+
+func (e *exitCutOff) Error() string {
+	msg := fmt.Sprintf("attempt %d was still under way when the exit's window ended, and may or may not have taken effect", e.attempt)
+	if e.before != nil {
+		msg += fmt.Sprintf(" (attempt %d: %v)", e.attempt-1, e.before)
+	}
+	return msg
+}
+
+// Unwrap is ctx's error, for a caller that tells a cut-off call from a failed one.
+func (e *exitCutOff) Unwrap() error { return e.cause }
 
 // exitAttempts says how many times an exit request was sent and over how long, for the
 // error of one the platform refused each time: on a rate limit that other jobs keep

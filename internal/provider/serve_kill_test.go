@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -90,19 +91,24 @@ func TestAccServe_killedInItsExit(t *testing.T) {
 // exitReports are the credentials that a provider log at WARN names as possibly left
 // live by the exit: each one its exit announced it was releasing ("Provider exiting:
 // removing platform token sha256:…") and did not confirm released, because the release
-// failed or the process was killed first.
+// failed or the process was killed first. Of those, the uncertain ones may have been
+// released all the same: the process was killed with the request sent (no outcome in
+// the log), or the exit's window ended with it under way; the others were refused.
 type exitReports struct {
-	tokens, sessions []string
+	tokens, sessions                   []string
+	uncertainTokens, uncertainSessions int
 }
 
 var (
 	exitReleasing = regexp.MustCompile(`Provider exiting: (?:removing|logging out) (platform token|administrator session) (sha256:[0-9a-f]+);`)
 	exitReleased  = regexp.MustCompile(`Provider exiting: (platform token|administrator session) (sha256:[0-9a-f]+) (?:removed|logged out)`)
+	exitLeftLive  = regexp.MustCompile(`Provider exiting: (platform token|administrator session) (sha256:[0-9a-f]+) left live until it expires`)
 )
 
 // exitReportsIn reads the exit's reports of a provider log.
 func exitReportsIn(log string) exitReports {
-	open := map[string]int{} // kind and name: announced minus confirmed
+	open := map[string]int{}    // kind and name: announced minus confirmed
+	refused := map[string]int{} // kind and name: failures whose outcome is known (not cut off)
 	var order []string
 	for _, line := range logRecords(log) {
 		if m := exitReleasing.FindStringSubmatch(line); m != nil {
@@ -113,16 +119,20 @@ func exitReportsIn(log string) exitReports {
 			open[key]++
 		} else if m := exitReleased.FindStringSubmatch(line); m != nil {
 			open[m[1]+" "+m[2]]--
+		} else if m := exitLeftLive.FindStringSubmatch(line); m != nil && !strings.Contains(line, "was still under way when the exit's window ended") {
+			refused[m[1]+" "+m[2]]++
 		}
 	}
 	var r exitReports
 	for _, key := range order {
-		for range open[key] {
-			if name, ok := strings.CutPrefix(key, "platform token "); ok {
-				r.tokens = append(r.tokens, name)
-			} else {
-				r.sessions = append(r.sessions, strings.TrimPrefix(key, "administrator session "))
-			}
+		open[key] = max(open[key], 0)
+		uncertain := max(open[key]-refused[key], 0)
+		if name, ok := strings.CutPrefix(key, "platform token "); ok {
+			r.tokens = append(r.tokens, slices.Repeat([]string{name}, open[key])...)
+			r.uncertainTokens += uncertain
+		} else {
+			r.sessions = append(r.sessions, slices.Repeat([]string{strings.TrimPrefix(key, "administrator session ")}, open[key])...)
+			r.uncertainSessions += uncertain
 		}
 	}
 	return r
