@@ -32,23 +32,39 @@ func (env *emuEnv) refreshRequests(before, after emulator.Stats) refreshRequests
 
 func (r refreshRequests) total() int { return r.gets + r.pages + r.counts }
 
-// publishScores publishes n scores (every third with an alias) and returns them.
-func (env *emuEnv) publishScores(n int) []*Score {
-	env.t.Helper()
-	c := env.client()
-	scores := make([]*Score, n)
-	for i := range scores {
-		in := PublishScoreInput{ScoreURL: fmt.Sprintf("https://cdn.example/refresh/%d.sib", i)}
+// newRefreshEnv starts an emulator whose platform holds n scores (every third with an
+// alias), seeded rather than published through the API (a publish is a request
+// through the race detector: the package's tests published some 5,000 of them, the
+// most CPU of any of its parts), with statuses that hold still, and returns it with
+// the scores in the order they were created, as one listing reads them.
+func newRefreshEnv(t *testing.T, n int) (*emuEnv, []*Score) {
+	t.Helper()
+	seed := &emulator.Seed{Scores: make([]emulator.SeedScore, n)}
+	index := make(map[string]int, n)
+	for i := range seed.Scores {
+		seed.Scores[i].ScoreURL = fmt.Sprintf("https://cdn.example/refresh/%d.sib", i)
 		if i%3 == 0 {
-			in.Alias = fmt.Sprintf("refresh-%d", i)
+			seed.Scores[i].ScoreID = fmt.Sprintf("refresh-%d", i)
 		}
-		s, err := c.PublishScore(env.ctx, in)
-		if err != nil {
-			env.t.Fatalf("publishing score %d: %v", i, err)
-		}
-		scores[i] = s
+		index[seed.Scores[i].ScoreURL] = i
 	}
-	return scores
+	env := newEmuEnv(t, emulator.Options{RenderDelay: time.Hour, Seed: seed})
+	listed, err := env.client().ListAllScores(env.ctx, ScoreCriteria{}, 0, 0)
+	if err != nil {
+		t.Fatalf("listing the seeded scores: %v", err)
+	}
+	scores := make([]*Score, n)
+	for _, s := range listed {
+		if i, ok := index[s.ScoreURL]; ok {
+			scores[i] = s
+		}
+	}
+	for i, s := range scores {
+		if s == nil {
+			t.Fatalf("the listing of the %d seeded scores lacks score %d", n, i)
+		}
+	}
+	return env, scores
 }
 
 // refreshAll refreshes every key with ten reads at a time, as Terraform's default
@@ -93,8 +109,7 @@ func ids(scores []*Score) []string {
 // attribute (by UUID and by alias); with RefreshIndividual every read is one GET.
 func TestRefreshScoreBatches(t *testing.T) {
 	t.Parallel()
-	env := newEmuEnv(t, emulator.Options{RenderDelay: time.Hour}) // statuses hold still
-	scores := env.publishScores(250)
+	env, scores := newRefreshEnv(t, 250) // statuses hold still
 	keys := ids(scores)
 	for _, s := range scores {
 		if s.Alias != "" {
@@ -138,8 +153,7 @@ func TestRefreshScoreBatches(t *testing.T) {
 // one GET.
 func TestRefreshScoreFewReadsLargePlatform(t *testing.T) {
 	t.Parallel()
-	env := newEmuEnv(t, emulator.Options{RenderDelay: time.Hour}) // statuses hold still
-	scores := env.publishScores(1500)
+	env, scores := newRefreshEnv(t, 1500) // statuses hold still
 
 	before := env.stats()
 	refreshAll(env.ctx, t, env.client(), ids(scores[:1]))
@@ -158,8 +172,7 @@ func TestRefreshScoreFewReadsLargePlatform(t *testing.T) {
 // the listing lacks is read with a GET, and reported gone only on the GET's word.
 func TestRefreshScoreWritesAndAbsence(t *testing.T) {
 	t.Parallel()
-	env := newEmuEnv(t, emulator.Options{RenderDelay: time.Hour}) // statuses hold still
-	scores := env.publishScores(30)
+	env, scores := newRefreshEnv(t, 30) // statuses hold still
 	c := env.client()
 	refreshAll(env.ctx, t, c, ids(scores))
 
@@ -202,8 +215,7 @@ func TestRefreshScoreWritesAndAbsence(t *testing.T) {
 // its request; a read that starts later reads for itself.
 func TestRefreshScoreListingLifetime(t *testing.T) {
 	t.Parallel()
-	env := newEmuEnv(t, emulator.Options{RenderDelay: time.Hour}) // statuses hold still
-	scores := env.publishScores(20)
+	env, scores := newRefreshEnv(t, 20) // statuses hold still
 	c := env.client()
 	var mu sync.Mutex
 	now := time.Now()
@@ -231,8 +243,7 @@ func TestRefreshScoreListingLifetime(t *testing.T) {
 // its score, by GET.
 func TestRefreshScoreFailedListing(t *testing.T) {
 	t.Parallel()
-	env := newEmuEnv(t, emulator.Options{RenderDelay: time.Hour}) // statuses hold still
-	scores := env.publishScores(40)
+	env, scores := newRefreshEnv(t, 40) // statuses hold still
 	c, proxy := env.proxiedClient()
 	proxy.Add(faultproxy.Fault{Method: http.MethodGet, Path: `/scores$`, Respond: &faultproxy.Answer{Status: http.StatusInternalServerError}})
 	got := refreshAll(env.ctx, t, c, ids(scores))
@@ -258,8 +269,7 @@ func raw(s *Score) string {
 // reads for itself, while the page it waited for is still on its way.
 func TestRefreshScoreWaitsNoLongerThanAGet(t *testing.T) {
 	t.Parallel()
-	env := newEmuEnv(t, emulator.Options{RenderDelay: time.Hour}) // statuses hold still
-	scores := env.publishScores(250)
+	env, scores := newRefreshEnv(t, 250) // statuses hold still
 	c, proxy := env.proxiedClient()
 	timeUp := make(chan time.Time)
 	c.refresh.clk = funcClock{now: time.Now, after: func(time.Duration) <-chan time.Time { return timeUp }}
@@ -300,8 +310,7 @@ func TestRefreshScoreWaitsNoLongerThanAGet(t *testing.T) {
 // read.
 func TestRefreshScoreListingStopsWithTheReads(t *testing.T) {
 	t.Parallel()
-	env := newEmuEnv(t, emulator.Options{RenderDelay: time.Hour}) // statuses hold still
-	scores := env.publishScores(1000)
+	env, scores := newRefreshEnv(t, 1000) // statuses hold still
 	c := env.client()
 	c.refresh.clk = funcClock{now: time.Now, after: func(time.Duration) <-chan time.Time { return nil }} // waits end only with their page
 	before := env.stats()
@@ -321,8 +330,7 @@ func TestRefreshScoreListingStopsWithTheReads(t *testing.T) {
 // one page in flight, at most maxPagesInFlight.
 func TestRefreshScorePagesFollowTheWaitingReads(t *testing.T) {
 	t.Parallel()
-	env := newEmuEnv(t, emulator.Options{RenderDelay: time.Hour}) // statuses hold still
-	scores := env.publishScores(2000)
+	env, scores := newRefreshEnv(t, 2000) // statuses hold still
 	c, proxy := env.proxiedClient()
 	c.refresh.clk = funcClock{now: time.Now, after: func(time.Duration) <-chan time.Time { return nil }}
 	for _, s := range scores[:19] { // a GET, the count, GETs until 20 reads reach the 20 pages
