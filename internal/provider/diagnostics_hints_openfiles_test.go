@@ -79,7 +79,21 @@ func TestAccDiagnosticsHints_openFilesLimitAsGiven(t *testing.T) {
 		cmd.Env = append(cmd.Env, fmt.Sprintf("PROVIDER_NOFILE=%d", nofile))
 		return runHoldingFiles(t, cmd)
 	}
-	out, _, err := plan(limit, fmt.Sprintf("-parallelism=%d", scores))
+	// Under 16 the provider is at the edge of what it needs to start at all (its own
+	// files and Terraform's connection): in a quiet clean-clone .ci/run (2026-11-29),
+	// its first plan failed before any read, "Failed to load plugin schemas … Plugin did
+	// not respond" to GetProviderSchema, a failure with no lead to give, since no
+	// request was made. Such a plan is run again, at most twice; a plan that reached the
+	// reads is judged as it is.
+	var out []byte
+	var err error
+	for attempt := 1; ; attempt++ {
+		out, _, err = plan(limit, fmt.Sprintf("-parallelism=%d", scores))
+		if err == nil || attempt == 3 || !strings.Contains(string(out), "Failed to load plugin schemas") {
+			break
+		}
+		t.Logf("attempt %d: the provider could not start under a limit of %d files; running the plan again:\n%s", attempt, limit, out)
+	}
 	if err == nil {
 		t.Fatalf("the plan of %d reads at once under a limit of %d open files succeeded: the test shows no hint:\n%s",
 			scores, limit, out)
