@@ -42,9 +42,10 @@ const fieldPlatformScores = 120
 
 // TestAccField_everyReading applies, re-plans and destroys one configuration with
 // scores, a view, the settings, mediaplatform_scores and mediaplatform_score_count on
-// the emulator under each reading of contract §V. The re-plan is the test framework's
-// own after every apply: a plan without and one with a refresh, each of which must be
-// empty.
+// the emulator under each reading of contract §V. The re-plans are those the test
+// framework makes after every apply, a plan without and one with a refresh, each of
+// which must be empty; the commands run in an inProcessWorkspace, without the
+// framework's other commands, since the cases are many.
 func TestAccField_everyReading(t *testing.T) {
 	t.Parallel()
 	for _, reading := range append([]string{"contract"}, emulator.ReadingNames()...) {
@@ -69,7 +70,7 @@ func TestAccField_everyReading(t *testing.T) {
 			}
 			ctl.SetFaults(emulator.Faults{Readings: readings})
 			alias := "field-" + accName()
-			config := emu.providerConfig() + fmt.Sprintf(`
+			resources := fmt.Sprintf(`
 resource "mediaplatform_external_authentication" "test" {
   domain_name = "CORP"
   enabled     = true
@@ -102,32 +103,25 @@ data "mediaplatform_score_count" "plain" {
 }
 data "mediaplatform_health" "test" {}
 `, accScoreURL(alias), alias, accScoreURL(alias+"-plain"), fieldPlatformScores-3, accScoreURL(alias+"-nowait"))
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: testProviderFactories(t),
-				Steps: []resource.TestStep{
-					{
-						Config: config,
-						ConfigStateChecks: []statecheck.StateCheck{
-							statecheck.ExpectKnownValue("data.mediaplatform_scores.all", tfjsonpath.New("scores"),
-								knownvalue.ListSizeExact(fieldPlatformScores+3)),
-							statecheck.ExpectKnownValue("data.mediaplatform_score_count.tail", tfjsonpath.New("total"), knownvalue.Int64Exact(6)),
-							statecheck.ExpectKnownValue("mediaplatform_score.nowait", tfjsonpath.New("score_url"),
-								knownvalue.StringExact(accScoreURL(alias+"-nowait"))),
-							statecheck.ExpectKnownValue("data.mediaplatform_health.test", tfjsonpath.New("healthy"), knownvalue.Bool(true)),
-							statecheck.ExpectKnownValue("data.mediaplatform_score_count.plain", tfjsonpath.New("total"), knownvalue.Int64Exact(1)),
-							statecheck.ExpectKnownValue("mediaplatform_external_authentication.test", tfjsonpath.New("domain_name"),
-								knownvalue.StringExact("CORP")),
-							statecheck.ExpectKnownValue("mediaplatform_score.aliased", tfjsonpath.New("status"), knownvalue.StringExact("idle")),
-						},
-					},
-				},
-				CheckDestroy: func(*terraform.State) error {
-					if n := ctl.Stats().Scores; n != fieldPlatformScores {
-						return fmt.Errorf("after destroy the platform holds %d scores, want the %d it had", n, fieldPlatformScores)
-					}
-					return nil
-				},
-			})
+			w := newInProcessWorkspace(t, emu.providerConfig(), resources)
+			w.apply()
+			w.expectEmptyPlans()
+			w.checkState(
+				statecheck.ExpectKnownValue("data.mediaplatform_scores.all", tfjsonpath.New("scores"),
+					knownvalue.ListSizeExact(fieldPlatformScores+3)),
+				statecheck.ExpectKnownValue("data.mediaplatform_score_count.tail", tfjsonpath.New("total"), knownvalue.Int64Exact(6)),
+				statecheck.ExpectKnownValue("mediaplatform_score.nowait", tfjsonpath.New("score_url"),
+					knownvalue.StringExact(accScoreURL(alias+"-nowait"))),
+				statecheck.ExpectKnownValue("data.mediaplatform_health.test", tfjsonpath.New("healthy"), knownvalue.Bool(true)),
+				statecheck.ExpectKnownValue("data.mediaplatform_score_count.plain", tfjsonpath.New("total"), knownvalue.Int64Exact(1)),
+				statecheck.ExpectKnownValue("mediaplatform_external_authentication.test", tfjsonpath.New("domain_name"),
+					knownvalue.StringExact("CORP")),
+				statecheck.ExpectKnownValue("mediaplatform_score.aliased", tfjsonpath.New("status"), knownvalue.StringExact("idle")),
+			)
+			w.destroy()
+			if n := ctl.Stats().Scores; n != fieldPlatformScores {
+				t.Errorf("after destroy the platform holds %d scores, want the %d it had", n, fieldPlatformScores)
+			}
 		})
 	}
 }
