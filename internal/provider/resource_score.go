@@ -726,9 +726,16 @@ func (r *scoreResource) ImportState(ctx context.Context, req resource.ImportStat
 				"tell the provider their addresses).", score.ID, first, idOrAlias))
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), score.ID)...)
-	if score.Alias == "" && !client.NamesByUUID(idOrAlias) {
-		// Found by its alias: the alias is the score's even where answers leave it out.
-		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("score_id"), idOrAlias)...)
+	// The alias as the answer gives it, or as the client read the score by (GetScore
+	// gives a score found by its alias that alias where the answer leaves it out): the
+	// refresh after the import reads by the UUID, and keeps the state's alias where the
+	// answers leave it out, so it is stored here.
+	alias := score.Alias
+	if alias == "" && !client.NamesByUUID(idOrAlias) {
+		alias = idOrAlias
+	}
+	if alias != "" {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("score_id"), alias)...)
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("purge_on_destroy"), false)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("wait_for_rendering"), true)...)

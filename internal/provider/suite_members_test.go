@@ -16,16 +16,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 )
 
-// membersConfig is the configuration every run of the members test applies.
-func membersConfig(emu *testEmulator, alias string) string {
-	return emu.providerConfig() + fmt.Sprintf(`
+// membersResources are the resources every run of the members test applies.
+func membersResources(alias string) string {
+	return fmt.Sprintf(`
 resource "mediaplatform_external_authentication" "test" {
   domain_name = "CORP"
   enabled     = true
@@ -41,50 +38,37 @@ resource "mediaplatform_score_view" "test" {
 `, accScoreURL(alias), alias)
 }
 
-// membersRun applies membersConfig with the faults given, re-plans, imports the score
-// and destroys; for a needed member, the apply must end with the entry's error
-// instead, and an apply without the faults must then converge.
+// membersRun applies membersResources with the faults given, re-plans (without and
+// with a refresh, as the test framework does after an apply), imports the score and
+// destroys; for a needed member, the apply must end with the entry's error instead,
+// and an apply without the faults must then converge. The commands run in an
+// inProcessWorkspace, without the framework's other commands, since the members are
+// many.
 func membersRun(t *testing.T, emu *testEmulator, faults emulator.Faults, entry client.AnswerMember) {
 	t.Helper()
 	ctl := emu.control(t, "answers without a member")
 	ctl.SetFaults(faults)
-	var expectError *regexp.Regexp
-	if entry.Needed {
-		expectError = regexp.MustCompile(entry.Without)
-	}
 	if entry.LeavesLive {
 		// A credential the client never learned of cannot be removed: it expires. The
 		// emulator's end-of-test check is for the credentials the client knew.
 		t.Cleanup(func() { ctl.Expire(true, true) })
 	}
 	alias := accName()
-	config := membersConfig(emu, alias)
-	steps := []resource.TestStep{{
-		Config: config,
-		ConfigPlanChecks: resource.ConfigPlanChecks{
-			PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-		},
-	}, {
-		Config:                  config,
-		ResourceName:            "mediaplatform_score.test",
-		ImportState:             true,
-		ImportStateId:           alias,
-		ImportStateVerify:       true,
-		ImportStateVerifyIgnore: append([]string{"timeouts"}, entry.ImportUnknown),
-	}}
-	if expectError != nil {
+	w := newInProcessWorkspace(t, emu.providerConfig(), membersResources(alias))
+	if entry.Needed {
+		w.applyFails(regexp.MustCompile(entry.Without))
 		// Then the platform gives the member again: the next apply converges, whatever
 		// the failed one left (a publish whose answer named no score is kept to be
 		// settled), and the destroy after it removes everything.
-		steps = []resource.TestStep{{Config: config, ExpectError: expectError}, {
-			PreConfig: func() { ctl.SetFaults(emulator.Faults{}) },
-			Config:    config,
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-			},
-		}}
+		ctl.SetFaults(emulator.Faults{})
+		w.apply()
+		w.expectEmptyPlans()
+	} else {
+		w.apply()
+		w.expectEmptyPlans()
+		w.importVerify("mediaplatform_score.test", alias, "timeouts", entry.ImportUnknown)
 	}
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviderFactories(t), Steps: steps})
+	w.destroy()
 }
 
 // numbered matches a numbered member of the settings: its family and its number.
@@ -100,7 +84,7 @@ func membersRoute(route string) bool {
 	return false
 }
 
-// TestAccAnswerMembers records the members of every answer a run of membersConfig
+// TestAccAnswerMembers records the members of every answer a run of membersResources
 // meets, then, for each member in turn, has every answer leave it out: an optional
 // member changes nothing (the apply, an empty plan, an import that reads what the
 // apply stored); a needed one ends the apply with the error client.AnswerMembers
