@@ -14,9 +14,11 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/go-version"
 	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
+	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/acctest"
@@ -135,6 +137,14 @@ func (w *inProcessWorkspace) serve(cmd *exec.Cmd) (stop func(), err error) {
 	return stop, nil
 }
 
+// variables writes the values of the configuration's variables.
+func (w *inProcessWorkspace) variables(vars config.Variables) {
+	w.t.Helper()
+	if err := vars.Write(w.ws.Dir); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
 // run runs the CLI with args; a failure fails the test.
 func (w *inProcessWorkspace) run(args ...string) string {
 	w.t.Helper()
@@ -242,6 +252,29 @@ func (w *inProcessWorkspace) destroy() {
 	w.t.Helper()
 	w.destroyed = true
 	w.run("destroy", "-auto-approve")
+}
+
+// cliVersionOf is the version the CLI at path gives, as the test framework's
+// version checks compare it: OpenTofu's by its own number.
+func cliVersionOf(t *testing.T, path string) *version.Version {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), path, "version", "-json")
+	cmd.Env = append(acctest.CleanEnv(), "CHECKPOINT_DISABLE=1") // as the workspaces run it: no CLI configuration of this machine's
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s version -json: %v", path, err)
+	}
+	var v struct {
+		Version string `json:"terraform_version"`
+	}
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatalf("reading the CLI's version: %v\n%s", err, out)
+	}
+	have, err := version.NewVersion(v.Version)
+	if err != nil {
+		t.Fatalf("reading the CLI's version %q: %v", v.Version, err)
+	}
+	return have
 }
 
 // resourceValues are the attributes of the root module's resource at address.

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"os/exec"
@@ -99,22 +98,9 @@ func cliWorkspaces(t *testing.T) func(t *testing.T, emu *testEmulator, resources
 // is OpenTofu, whose version numbers do not follow Terraform's), saying which it is.
 func (w *workspace) skipBelowCLI(minVersion string) {
 	w.t.Helper()
-	out, err := exec.CommandContext(w.t.Context(), w.terraform, "version", "-json").Output()
-	if err != nil {
-		w.t.Fatalf("%s version -json: %v", w.terraform, err)
-	}
-	var v struct {
-		Version string `json:"terraform_version"`
-	}
-	if err := json.Unmarshal(out, &v); err != nil {
-		w.t.Fatalf("reading the CLI's version: %v\n%s", err, out)
-	}
-	have, err := version.NewVersion(v.Version)
-	if err != nil {
-		w.t.Fatalf("reading the CLI's version %q: %v", v.Version, err)
-	}
+	have := cliVersionOf(w.t, w.terraform)
 	if isOpenTofu(w.t, w.terraform) || have.LessThan(version.Must(version.NewVersion(minVersion))) {
-		w.t.Skipf("needs Terraform %s or later; the CLI is %s %s", minVersion, cliName(w.t, w.terraform), v.Version)
+		w.t.Skipf("needs Terraform %s or later; the CLI is %s %s", minVersion, cliName(w.t, w.terraform), have)
 	}
 }
 

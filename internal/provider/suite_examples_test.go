@@ -12,9 +12,8 @@ import (
 
 	"github.com/hashicorp/go-version"
 	"github.com/hashicorp/terraform-plugin-testing/config"
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
+	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/acctest"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/client"
 	"github.com/mediaplatform/terraform-provider-mediaplatform/internal/emulator"
 )
@@ -22,11 +21,12 @@ import (
 // TestAccExamples_applyAgainstTheEmulator applies each documentation example (the
 // files the registry pages show) on an emulator of its own, with what the example
 // expects to find there (a score published elsewhere, a command started earlier),
-// plans again (empty) and destroys. The list resource and the action are run by the
+// plans again (empty) and destroys, in an inProcessWorkspace. The list resource and the action are run by the
 // CLI tests (they need terraform query and -invoke); the import examples need objects
 // Terraform did not create and are validated by make validate-examples.
 func TestAccExamples_applyAgainstTheEmulator(t *testing.T) {
 	t.Parallel()
+	cliVersion := cliVersionOf(t, acctest.CLI(t))
 	root := filepath.Join("..", "..", "examples")
 	publish := func(t *testing.T, emu *testEmulator) config.Variables {
 		c := emu.client(t)
@@ -50,7 +50,7 @@ func TestAccExamples_applyAgainstTheEmulator(t *testing.T) {
 	for _, tc := range []struct {
 		file    string
 		setup   func(*testing.T, *testEmulator) config.Variables
-		version string // the least Terraform version, when the example needs a newer one than 1.7
+		version string // the least CLI version, when the example needs a newer one than 1.7
 	}{
 		{file: "resources/mediaplatform_external_authentication/resource.tf"},
 		{file: "resources/mediaplatform_score/resource.tf"},
@@ -87,18 +87,18 @@ func TestAccExamples_applyAgainstTheEmulator(t *testing.T) {
 			if tc.setup != nil {
 				vars = tc.setup(t, emu)
 			}
-			least := tc.version
-			if least == "" {
-				least = "1.7.0"
+			if least := tc.version; least != "" && cliVersion.LessThan(version.Must(version.NewVersion(least))) {
+				t.Skipf("needs Terraform %s or later; the CLI is %s", least, cliVersion)
 			}
-			cfg := emu.providerConfig() + string(example)
-			resource.Test(t, resource.TestCase{
-				TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(version.Must(version.NewVersion(least)))},
-				ProtoV6ProviderFactories: testProviderFactories(t),
-				// The apply is followed by the test framework's own plans, without and with
-				// a refresh, each of which must be empty.
-				Steps: []resource.TestStep{{Config: cfg, ConfigVariables: vars}},
-			})
+			// The apply is followed by the plans the test framework makes after one,
+			// without and with a refresh, each of which must be empty.
+			w := newInProcessWorkspace(t, emu.providerConfig(), string(example))
+			if vars != nil {
+				w.variables(vars)
+			}
+			w.apply()
+			w.expectEmptyPlans()
+			w.destroy()
 		})
 	}
 }
