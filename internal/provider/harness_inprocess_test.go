@@ -180,14 +180,10 @@ func (w *inProcessWorkspace) expectEmptyPlans() {
 	}
 }
 
-// state returns the state as `terraform show -json` gives it, in dir when given.
-func (w *inProcessWorkspace) state(dir ...string) *tfjson.State {
+// state returns the state as `terraform show -json` gives it.
+func (w *inProcessWorkspace) state() *tfjson.State {
 	w.t.Helper()
-	ws := *w.ws
-	if len(dir) > 0 {
-		ws.Dir = dir[0]
-	}
-	cmd := ws.Command("show", "-json")
+	cmd := w.ws.Command("show", "-json")
 	stop, err := w.serve(cmd)
 	if err != nil {
 		w.t.Fatal(err)

@@ -21,9 +21,10 @@ import (
 // TestAccExamples_applyAgainstTheEmulator applies each documentation example (the
 // files the registry pages show) on an emulator of its own, with what the example
 // expects to find there (a score published elsewhere, a command started earlier),
-// plans again (empty) and destroys, in an inProcessWorkspace. The list resource and the action are run by the
-// CLI tests (they need terraform query and -invoke); the import examples need objects
-// Terraform did not create and are validated by make validate-examples.
+// plans again (empty) and destroys, in an inProcessWorkspace. The list resource and
+// the action are run by the CLI tests (they need terraform query and -invoke); the
+// import examples need objects Terraform did not create and are validated by make
+// validate-examples.
 func TestAccExamples_applyAgainstTheEmulator(t *testing.T) {
 	t.Parallel()
 	cliVersion := cliVersionOf(t, acctest.CLI(t))
